@@ -1,0 +1,136 @@
+"""Command line: `python -m sim run|example|generate`; bad input exits 2 with one line on stderr."""
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import sys
+
+from .config import POLICIES, SLO, Config, ConfigError
+from .engine import simulate
+from .export import run_json, summary_text
+from .importers import FORMATS, ImportOptions, import_trace
+from .metrics import compute
+from .trace import Trace, TraceError, read_csv, write_csv, write_json
+
+SEED_EXAMPLE = "name,arrival,prompt,output\nA,0,4,5\nB,0,2,2\nC,3,3,4\n"
+SEED_BUDGET = 8
+
+
+class InputError(Exception):
+    """Bad input from the command line: printed as one line, exit code 2."""
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message):
+        raise InputError(message)
+
+
+def _length(spec: str):
+    """fixed:N, uniform:LOW:HIGH or lognormal:MEDIAN:SIGMA[:LOW:HIGH]."""
+    from .generate import Fixed, LogNormal, Uniform  # only `generate` needs it: keep `run` quick to start
+
+    kind, *values = spec.split(":")
+    makers = {"fixed": (Fixed, int), "uniform": (Uniform, int), "lognormal": (LogNormal, float)}
+    if kind not in makers:
+        raise argparse.ArgumentTypeError(f"{spec!r}: use fixed:N, uniform:LOW:HIGH or lognormal:MEDIAN:SIGMA")
+    make, number = makers[kind]
+    try:
+        args = [number(v) for v in values[:2]] + [int(v) for v in values[2:]]
+        return make(*args)
+    except (TypeError, ValueError) as error:
+        raise argparse.ArgumentTypeError(f"{spec!r}: {error}") from None
+
+
+def _parser() -> Parser:
+    parser = Parser(prog="python -m sim", description="Tick simulator of static and continuous batching.")
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
+
+    run = commands.add_parser("run", help="simulate a trace under one policy")
+    run.add_argument("--trace", required=True, help="trace file (native CSV/JSON, Azure, Mooncake, BurstGPT)")
+    run.add_argument("--policy", choices=POLICIES, default="continuous")
+    run.add_argument("--token-budget", type=int, required=True, help="token-work per tick")
+    run.add_argument("--max-seqs", type=int, help="requests holding a batch slot at once")
+    run.add_argument("--first-token", choices=("decode", "prefill"), default="decode",
+                     help="decode: the seed's teaching mode; prefill: the prefill iteration emits it (vLLM)")
+    for name in ("ttft", "tpot", "e2e"):
+        run.add_argument(f"--slo-{name}", type=float, help=f"{name.upper()} limit for goodput, in ticks")
+    run.add_argument("--format", choices=("auto", *FORMATS), default="auto", help="trace file format")
+    run.add_argument("--ms-per-tick", type=float, default=1000.0, help="importers: milliseconds per tick")
+    run.add_argument("--token-scale", type=float, default=1.0, help="importers: multiply token counts by this")
+    run.add_argument("--start-s", type=float, help="importers: keep rows from this many seconds in")
+    run.add_argument("--end-s", type=float, help="importers: keep rows before this many seconds in")
+    run.add_argument("--limit", type=int, help="importers: keep at most this many requests")
+    run.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
+
+    example = commands.add_parser("example", help="the design document's worked examples")
+    example.add_argument("name", choices=("seed",))
+    example.add_argument("--json", action="store_true")
+
+    gen = commands.add_parser("generate", help="write a seeded synthetic trace")
+    gen.add_argument("--n", type=int, required=True, help="number of requests")
+    gen.add_argument("--rate", type=float, required=True, help="mean arrivals per tick")
+    gen.add_argument("--burstiness", type=float, default=1.0, help="gamma shape: 1 Poisson, < 1 burstier")
+    gen.add_argument("--prompt", type=_length, default="uniform:1:8", help="prompt length distribution")
+    gen.add_argument("--output", type=_length, default="uniform:1:12", help="output length distribution")
+    gen.add_argument("--seed", type=int, default=0)
+    gen.add_argument("--out", help="file to write (.json or .csv); standard output when absent")
+    return parser
+
+
+def _load(args) -> Trace:
+    try:
+        with open(args.trace, "rb") as file:
+            data = file.read()
+    except OSError as error:
+        raise InputError(f"cannot read trace {args.trace}: {error.strerror or error}") from None
+    options = ImportOptions(args.ms_per_tick, args.token_scale, args.start_s, args.end_s, args.limit)
+    fmt = "native" if args.format == "auto" and args.trace.lower().endswith(".json") else args.format
+    result = import_trace(data, fmt, options)
+    if result.report.rows_dropped:
+        print(f"note: {result.report}", file=sys.stderr)
+    return result.trace
+
+
+def _run(trace: Trace, config: Config, policies: tuple[str, ...], as_json: bool) -> str:
+    runs = []
+    for policy in policies:
+        schedule = simulate(trace, config, policy)
+        runs.append((schedule, compute(schedule)))
+    if as_json:
+        objects = [run_json(s, m) for s, m in runs]
+        document = objects[0] if len(objects) == 1 else {m.policy: o for (_, m), o in zip(runs, objects)}
+        return json.dumps(document, separators=(",", ":"), check_circular=False)
+    return "\n\n".join(summary_text(m) for _, m in runs)
+
+
+def main(argv: list[str] | None = None) -> int:
+    # A short run whose objects hold no reference cycles: without the cycle collector's passes over the
+    # hundreds of thousands of records a large trace makes, it runs about a third faster.
+    gc.disable()
+    try:
+        args = _parser().parse_args(argv)
+        if args.command == "run":
+            slo = SLO(args.slo_ttft, args.slo_tpot, args.slo_e2e)
+            config = Config(args.token_budget, args.max_seqs, args.first_token, slo)
+            sys.stdout.write(_run(_load(args), config, (args.policy,), args.json) + "\n")
+        elif args.command == "example":
+            print(_run(read_csv(SEED_EXAMPLE), Config(SEED_BUDGET), ("static", "continuous"), args.json))
+        else:
+            from .generate import generate
+
+            trace = generate(args.n, args.rate, args.prompt, args.output, args.burstiness, args.seed)
+            text = write_json(trace) if (args.out or "").lower().endswith(".json") else write_csv(trace)
+            if args.out:
+                with open(args.out, "w", encoding="utf-8") as file:
+                    file.write(text)
+            else:
+                sys.stdout.write(text)
+    except (InputError, TraceError, ConfigError, ValueError, OSError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

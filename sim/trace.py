@@ -1,0 +1,277 @@
+"""Request traces: the Request record, validation with row-level problems, native CSV and JSON."""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+REQUIRED = ("name", "arrival", "prompt", "output")
+# Optional columns later features read; absent ones take the Request defaults.
+OPTIONAL = ("priority", "deadline", "tenant", "cancel_at", "text")
+COLUMNS = REQUIRED + OPTIONAL
+
+MAX_TICK = 10**9
+MAX_TOKENS = 10**7
+MAX_NAME = 100
+MAX_TEXT = 100_000
+
+# English text of each problem code; the UI translates the same codes.
+MESSAGES = {
+    "empty": "is empty",
+    "not_integer": "must be a whole number, got {value}",
+    "below_min": "must be at least {min}, got {value}",
+    "above_max": "must be at most {max}, got {value}",
+    "too_long": "is longer than {max} characters",
+    "duplicate": "repeats the name of row {other}",
+    "missing_column": "the column is missing",
+    "before_arrival": "must not be before the arrival tick {arrival}",
+    "no_rows": "the trace has no requests",
+    "unreadable": "cannot be read: {detail}",
+    "over_budget": "prompt of {prompt} tokens is larger than the token budget {budget}: "
+                   "it could never be admitted without chunked prefill",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """One thing wrong with an input, located by data row (1-based), request name and column."""
+    code: str
+    row: int | None = None
+    name: str | None = None
+    column: str | None = None
+    params: Mapping[str, object] = field(default_factory=dict)
+
+    @property
+    def message(self) -> str:
+        return MESSAGES[self.code].format(**self.params)
+
+    def __str__(self) -> str:
+        where = []
+        if self.row is not None:
+            where.append(f"row {self.row}")
+        if self.name:
+            where.append(f"request {self.name!r}")
+        if self.column:
+            where.append(f"column {self.column!r}")
+        return (", ".join(where) + ": " if where else "") + self.message
+
+
+class TraceError(ValueError):
+    """Raised with every problem found, so a form can mark all bad rows at once."""
+
+    def __init__(self, problems: Iterable[Problem]):
+        self.problems = tuple(problems)
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        more = len(self.problems) - 1
+        return str(self.problems[0]) + (f" (and {more} more problem{'s' * (more > 1)})" if more else "")
+
+
+class Request(NamedTuple):
+    """One request of a trace (a named tuple: a 100,000-request trace is built in a blink)."""
+    name: str
+    arrival: int
+    prompt: int
+    output: int
+    priority: int = 0
+    deadline: int | None = None
+    tenant: str = ""
+    cancel_at: int | None = None
+    text: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Trace:
+    """Requests sorted by arrival (stable); `reordered` says the input was not."""
+    requests: tuple[Request, ...]
+    reordered: bool = False
+    ignored_columns: tuple[str, ...] = ()
+
+    def __len__(self) -> int:
+        return len(self.requests)
+
+    def __iter__(self):
+        return iter(self.requests)
+
+    def rows(self) -> list[dict]:
+        """Plain dicts with the required columns and every optional column any request uses."""
+        used = [c for c in OPTIONAL if any(getattr(r, c) != _DEFAULTS[c] for r in self.requests)]
+        return [{c: getattr(r, c) for c in REQUIRED + tuple(used)} for r in self.requests]
+
+
+_DEFAULTS = Request._field_defaults
+
+
+def _short(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _integer(value: object) -> int | str:
+    """The integer a cell holds, or the problem code saying why it holds none."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return "empty"
+    if isinstance(value, bool):
+        return "not_integer"
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str):
+        try:
+            return int(value.strip())
+        except ValueError:
+            pass
+    try:
+        number = float(value)
+    except (TypeError, ValueError, OverflowError):
+        return "not_integer"
+    if math.isnan(number) and not isinstance(value, str):
+        return "empty"  # an empty cell of a numeric table column
+    if not math.isfinite(number) or not number.is_integer():
+        return "not_integer"
+    return int(number)
+
+
+def _text(value: object) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    return value.strip() if isinstance(value, str) else str(value)
+
+
+def validate(rows: Iterable[Mapping[str, object]], columns: Iterable[str] | None = None) -> Trace:
+    """Check every row; return the trace sorted by arrival or raise TraceError listing all problems.
+
+    `columns` is the header when the input had one, so a missing column is reported once."""
+    rows = list(rows)
+    if columns is None and not rows:
+        raise TraceError([Problem("no_rows")])
+    header = list(columns) if columns is not None else sorted({k for r in rows for k in r})
+    missing = [c for c in REQUIRED if c not in header]
+    if missing:
+        raise TraceError([Problem("missing_column", column=c) for c in missing])
+    if not rows:
+        raise TraceError([Problem("no_rows")])
+    problems: list[Problem] = []
+    ignored = tuple(c for c in header if c not in COLUMNS)
+    requests, first_row = [], {}
+    for number, row in enumerate(rows, start=1):
+        name = _text(row.get("name"))
+        bad = len(problems)
+        if not name:
+            problems.append(Problem("empty", number, None, "name"))
+        elif len(name) > MAX_NAME:
+            problems.append(Problem("too_long", number, name[:MAX_NAME], "name", {"max": MAX_NAME}))
+        elif name in first_row:
+            problems.append(Problem("duplicate", number, name, "name", {"other": first_row[name]}))
+        else:
+            first_row[name] = number
+        cell = (problems, row, number, name)
+        arrival = _bounded(*cell, "arrival", 0, MAX_TICK)
+        prompt = _bounded(*cell, "prompt", 1, MAX_TOKENS)
+        output = _bounded(*cell, "output", 1, MAX_TOKENS)
+        priority = deadline = cancel_at = tenant = text = None
+        if any(c in row for c in OPTIONAL):
+            priority = _bounded(*cell, "priority", -MAX_TICK, MAX_TICK, optional=True)
+            deadline = _bounded(*cell, "deadline", 0, MAX_TICK, optional=True)
+            cancel_at = _bounded(*cell, "cancel_at", 0, MAX_TICK, optional=True)
+            for column, value in (("deadline", deadline), ("cancel_at", cancel_at)):
+                if value is not None and arrival is not None and value < arrival:
+                    problems.append(Problem("before_arrival", number, name, column, {"arrival": arrival}))
+            tenant, text = _text(row.get("tenant")), _text(row.get("text")) or None
+            if len(tenant) > MAX_NAME:
+                problems.append(Problem("too_long", number, name, "tenant", {"max": MAX_NAME}))
+            if text is not None and len(text) > MAX_TEXT:
+                problems.append(Problem("too_long", number, name, "text", {"max": MAX_TEXT}))
+        if len(problems) == bad:
+            requests.append(Request(name, arrival, prompt, output, priority or 0, deadline, tenant or "",
+                                    cancel_at, text))
+    if problems:
+        raise TraceError(problems)
+    return _sorted(requests, ignored)
+
+
+def _sorted(requests: list[Request], ignored: tuple[str, ...] = ()) -> Trace:
+    reordered = any(a.arrival > b.arrival for a, b in zip(requests, requests[1:]))
+    ordered = sorted(requests, key=lambda r: r.arrival) if reordered else requests
+    return Trace(tuple(ordered), reordered=reordered, ignored_columns=ignored)
+
+
+def _plain(header: list[str], rows: list[list[str]]) -> Trace | None:
+    """The common case, column at a time: only the required columns and every cell valid. Anything else
+    returns None, and `validate` then finds each problem row by row."""
+    if header != list(REQUIRED) or not rows or any(len(r) != 4 for r in rows):
+        return None
+    names = [r[0].strip() for r in rows]
+    try:
+        arrivals, prompts, outputs = ([int(r[i]) for r in rows] for i in (1, 2, 3))
+    except ValueError:
+        return None
+    if (not all(names) or max(map(len, names)) > MAX_NAME or len(set(names)) < len(names)
+            or min(arrivals) < 0 or max(arrivals) > MAX_TICK
+            or min(prompts) < 1 or min(outputs) < 1 or max(max(prompts), max(outputs)) > MAX_TOKENS):
+        return None
+    return _sorted(list(map(Request, names, arrivals, prompts, outputs)))
+
+
+def _bounded(problems, row, number, name, column, low, high, optional=False) -> int | None:
+    """The integer in `row[column]` if it lies in [low, high]; otherwise record why and return None."""
+    raw = row.get(column)
+    value = int(raw) if type(raw) is str and raw.isascii() and raw.isdigit() else _integer(raw)
+    if type(value) is int and low <= value <= high:
+        return value
+    if value == "empty" and optional:
+        return None
+    if isinstance(value, str):
+        problems.append(Problem(value, number, name, column, {"value": _short(raw)}))
+    elif value < low:
+        problems.append(Problem("below_min", number, name, column, {"min": low, "value": value}))
+    else:
+        problems.append(Problem("above_max", number, name, column, {"max": high, "value": value}))
+    return None
+
+
+def check_budget(trace: Trace, token_budget: int) -> None:
+    """A prompt above the per-tick token budget can never be admitted without chunked prefill."""
+    problems = [Problem("over_budget", None if trace.reordered else i, r.name, "prompt",
+                        {"prompt": r.prompt, "budget": token_budget})
+                for i, r in enumerate(trace.requests, start=1) if r.prompt > token_budget]
+    if problems:
+        raise TraceError(problems)
+
+
+def read_csv(text: str) -> Trace:
+    reader = csv.reader(io.StringIO(text.lstrip("\ufeff")))
+    header = [h.strip() for h in next(reader, [])]
+    rows = [cells for cells in reader if cells]
+    trace = _plain(header, rows)
+    return validate([dict(zip(header, cells)) for cells in rows], header) if trace is None else trace
+
+
+def read_json(text: str) -> Trace:
+    try:
+        data = json.loads(text)
+    except (json.JSONDecodeError, RecursionError) as error:
+        raise TraceError([Problem("unreadable", params={"detail": f"not valid JSON ({error})"})]) from None
+    if isinstance(data, dict):
+        data = data.get("requests")
+    if not isinstance(data, list) or not all(isinstance(r, dict) for r in data):
+        detail = 'expected a list of request objects or {"requests": [...]}'
+        raise TraceError([Problem("unreadable", params={"detail": detail})])
+    return validate(data)
+
+
+def write_csv(trace: Trace) -> str:
+    rows = trace.rows()
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=list(rows[0]), lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    return out.getvalue()
+
+
+def write_json(trace: Trace) -> str:
+    return json.dumps({"requests": trace.rows()}, indent=1, ensure_ascii=False) + "\n"
