@@ -3,9 +3,10 @@
 Trace: budget 8 token-work a tick, prompts uniform 1-8, outputs uniform 1-12, bursty arrivals (gamma gaps,
 burstiness 0.25) at 2 requests a tick: a flash crowd at 2.7 times what the budget serves (8 / (4.5 + 6.5) =
 0.73 requests a tick), so a backlog builds, the case the seed's reference README times ("its cost grows with
-ticks x pending requests"). Both sides get the same trace; the results must agree request by request. The seed is timed in process (its function call
-alone); ours is the whole `python -m sim run ... --json` process, start-up, CSV reading and JSON included.
-Goal: at least 20x. Usage: python bench/seed_16k.py [--runs N]
+ticks x pending requests"). Both sides get the same trace; the results must agree request by request.
+The seed is timed in process (its function call alone); ours is the whole `python -m sim run ... --json`
+process, start-up, CSV reading and JSON included. Goal: at least 20x.
+Usage: python bench/seed_16k.py [--runs N] [--rate R]
 """
 import argparse
 import json

@@ -11,10 +11,7 @@ from .engine import simulate
 from .export import run_json, summary_text
 from .importers import FORMATS, ImportOptions, import_trace
 from .metrics import compute
-from .trace import Trace, TraceError, read_csv, write_csv, write_json
-
-SEED_EXAMPLE = "name,arrival,prompt,output\nA,0,4,5\nB,0,2,2\nC,3,3,4\n"
-SEED_BUDGET = 8
+from .trace import SEED_BUDGET, SEED_CSV, Trace, TraceError, read_csv, write_csv, write_json
 
 
 class InputError(Exception):
@@ -115,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
             config = Config(args.token_budget, args.max_seqs, args.first_token, slo)
             sys.stdout.write(_run(_load(args), config, (args.policy,), args.json) + "\n")
         elif args.command == "example":
-            print(_run(read_csv(SEED_EXAMPLE), Config(SEED_BUDGET), ("static", "continuous"), args.json))
+            print(_run(read_csv(SEED_CSV), Config(SEED_BUDGET), ("static", "continuous"), args.json))
         else:
             from .generate import generate
 

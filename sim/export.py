@@ -1,6 +1,9 @@
 """Exports of a run, read from its Schedule and Metrics: the CLI's JSON object and readable text tables."""
 from __future__ import annotations
 
+import csv
+import io
+
 from .metrics import LATENCIES, PERCENTILES, Metrics
 from .schedule import Schedule
 
@@ -66,3 +69,79 @@ def summary_text(metrics: Metrics, max_rows: int = 40) -> str:
     if len(m.requests) > max_rows:
         lines.append(f"... and {len(m.requests) - max_rows} more requests (use --json for all)")
     return "\n".join(lines)
+
+
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_safe(value: object) -> object:
+    """A text cell a spreadsheet would run as a formula (=, +, -, @) gets a leading apostrophe; floats are
+    rounded so 2.4000000000000004 reads 2.4."""
+    if isinstance(value, str) and value.startswith(FORMULA_START):
+        return "'" + value
+    if isinstance(value, float):
+        return round(value, 6)
+    return value
+
+
+def _csv(headers: list[str], rows: list[list[object]]) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(headers)
+    writer.writerows([[csv_safe(c) for c in row] for row in rows])
+    return out.getvalue()
+
+
+REQUEST_COLUMNS = ["name", "arrival", "prompt", "output", "queue_time", "ttft", "tpot", "e2e", "completion",
+                   "finish_reason", "meets_slo"]
+
+
+def requests_csv(runs: list[Metrics]) -> str:
+    """One row per request and policy with its latencies."""
+    return _csv(["policy", *REQUEST_COLUMNS],
+                [[m.policy, *(getattr(r, c) for c in REQUEST_COLUMNS)] for m in runs for r in m.requests])
+
+
+def overall_rows(metrics: Metrics) -> dict[str, float]:
+    """The run's overall figures by name, in a stable order (tables and CSV share it)."""
+    m = metrics
+    row = {"makespan": m.makespan, "output_tokens": m.output_tokens, "throughput": m.throughput,
+           "request_throughput": m.request_throughput, "padding_waste": m.padding_waste,
+           "utilization": m.utilization, "goodput_requests": m.goodput_requests,
+           "goodput_tokens": m.goodput_tokens, "slo_attainment": m.slo_attainment}
+    for name in LATENCIES:
+        for q, value in m.percentiles[name].items():
+            row[f"{name}_p{q}"] = value
+    return row
+
+
+def overall_csv(runs: list[Metrics]) -> str:
+    """One row per policy with its overall figures."""
+    rows = [overall_rows(m) for m in runs]
+    return _csv(["policy", *rows[0]], [[m.policy, *row.values()] for m, row in zip(runs, rows)])
+
+
+def chrome_trace(schedules: list[Schedule], microseconds_per_unit: float = 1000.0) -> dict:
+    """Schedules as Chrome trace events (open in Perfetto or chrome://tracing): a process per schedule, a track
+    per request with a slice per phase, and counter tracks of token-work and running requests. A tick shows as
+    1 ms."""
+    scale, events = microseconds_per_unit, []
+    for pid, schedule in enumerate(schedules, start=1):
+        events.append({"ph": "M", "name": "process_name", "pid": pid,
+                       "args": {"name": f"{schedule.policy} batching"}})
+        for tid, request in enumerate(schedule.requests, start=1):
+            events.append({"ph": "M", "name": "thread_name", "pid": pid, "tid": tid, "args": {"name": request.name}})
+            events.append({"ph": "M", "name": "thread_sort_index", "pid": pid, "tid": tid,
+                           "args": {"sort_index": tid}})
+            events += [{"ph": "X", "name": s.phase, "cat": s.phase, "pid": pid, "tid": tid, "ts": s.start * scale,
+                        "dur": (s.end - s.start) * scale, "args": {"tokens": s.tokens, "start": s.start, "end": s.end}}
+                       for s in request.segments]
+        for step in schedule.steps:
+            work = {"prefill": step.prefill_tokens, "decode": step.decode_tokens, "padding": step.padding_tokens}
+            events.append({"ph": "C", "name": "token-work", "pid": pid, "ts": step.start * scale, "args": work})
+            events.append({"ph": "C", "name": "running", "pid": pid, "ts": step.start * scale,
+                           "args": {"running": step.running}})
+            events.append({"ph": "C", "name": "token-work", "pid": pid, "ts": step.end * scale,
+                           "args": dict.fromkeys(work, 0)})
+    return {"traceEvents": events, "displayTimeUnit": "ms",
+            "otherData": {"policies": [s.policy for s in schedules], "unit": schedules[0].unit if schedules else ""}}

@@ -14,6 +14,10 @@ REQUIRED = ("name", "arrival", "prompt", "output")
 OPTIONAL = ("priority", "deadline", "tenant", "cancel_at", "text")
 COLUMNS = REQUIRED + OPTIONAL
 
+# The design document's worked example: (arrival, prompt tokens, output tokens), with SEED_BUDGET.
+SEED_CSV = "name,arrival,prompt,output\nA,0,4,5\nB,0,2,2\nC,3,3,4\n"
+SEED_BUDGET = 8
+
 MAX_TICK = 10**9
 MAX_TOKENS = 10**7
 MAX_NAME = 100

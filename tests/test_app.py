@@ -1,14 +1,191 @@
-"""AppTest of the Streamlit app."""
+"""AppTest of every page: default render, editing the lab's trace, bad input, language, share links."""
+import json
 from pathlib import Path
 
+import pytest
 from streamlit.testing.v1 import AppTest
 
+from sim.config import Config
+from sim.trace import validate
+from ui.scenario import Scenario, encode
+
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
+PAGES = ("pages/home.py", "pages/worked_example.py", "pages/trace_lab.py", "pages/metrics_guide.py")
 
 
-def test_home_shows_the_seed_figures():
-    at = AppTest.from_file(APP, default_timeout=60).run()
+def open_page(page: str, lang: str = "en") -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.session_state["lang"] = lang
+    at.run()
+    return at.switch_page(page).run()
+
+
+def figure(at: AppTest, i: int) -> dict:
+    return json.loads(at.get("plotly_chart")[i].proto.spec)
+
+
+def text_of(at: AppTest) -> str:
+    return "\n".join(m.value for m in at.markdown) + "\n".join(str(d.value) for d in at.dataframe)
+
+
+@pytest.mark.parametrize("page", PAGES)
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_every_page_renders(page, lang):
+    at = open_page(page, lang)
+    assert not at.exception, at.exception
+    assert at.get("plotly_chart"), "every page draws at least one chart"
+    assert at.title[0].value == {"en": {"pages/home.py": "The batching classroom", "pages/worked_example.py":
+                                        "Worked example", "pages/trace_lab.py": "Trace lab",
+                                        "pages/metrics_guide.py": "Metrics guide"},
+                                 "zh": {"pages/home.py": "批处理课堂", "pages/worked_example.py": "示例推演",
+                                        "pages/trace_lab.py": "Trace 实验室",
+                                        "pages/metrics_guide.py": "指标指南"}}[lang][page]
+
+
+def test_language_switch_in_the_sidebar():
+    at = open_page("pages/worked_example.py")
+    at.sidebar.radio[0].set_value("zh").run()
+    assert at.title[0].value == "示例推演"
+    assert any("t=3：A decode 1 个 token；C 被接纳并 prefill 3 个 token" in m.value for m in at.markdown)
+
+
+def test_worked_example_shows_the_seed_figures():
+    at = open_page("pages/worked_example.py")
+    overall = at.dataframe[0].value.set_index("metric")
+    assert list(overall.loc["makespan"].iloc[:2]) == [11, 8]
+    assert list(overall.loc["padding waste"].iloc[:2]) == [5, 0]
+    assert list(overall.loc["throughput (tokens/tick)"].iloc[:2]) == [1.0, 1.375]
+    requests = at.dataframe[1].value.set_index("request")
+    assert requests.loc["C", "TTFT · Static batching"] == 5 and requests.loc["C", "TTFT · Continuous batching"] == 2
+    narration = [m.value for m in at.markdown if "t=3:" in m.value]
+    assert any("t=3: A decodes 1 token; C is admitted and prefills 3 tokens; 4 of 8 budget idle" in m
+               for m in narration)
+
+
+def test_worked_example_steps_back_and_forth():
+    at = open_page("pages/worked_example.py")
+    assert at.slider[0].value == 11
+    at.button(key="ex_back").click().run()
+    assert at.slider[0].value == 10
+    at.slider[0].set_value(3).run()
+    gantt = figure(at, 1)  # continuous Gantt: nothing drawn from tick 3 on
+    assert all(base < 3 for trace in gantt["data"] if trace["type"] == "bar" for base in trace.get("base", []))
+    at.button(key="ex_forward").click().run()
+    assert at.slider[0].value == 4
+
+
+def test_worked_example_opens_the_lab_with_its_trace():
+    at = open_page("pages/trace_lab.py")
+    at.selectbox(key="preset_choice").set_value("bursty").run()
+    at.button(key="preset_load").click().run()
+    assert len(at.session_state["lab_current"]) == 40
+    at.switch_page("pages/worked_example.py").run()
+    at.button(key="ex_open").click().run()  # sets the lab's scenario, then switches page (AppTest stays put)
+    at.switch_page("pages/trace_lab.py").run()
+    assert list(at.session_state["lab_current"]["name"]) == ["A", "B", "C"]
+    assert at.number_input(key="w_lab_budget").value == 8
+
+
+def lab_overall(at: AppTest):
+    return next(d.value for d in at.dataframe if "metric" in d.value.columns).set_index("metric")
+
+
+def test_lab_default_compares_static_and_continuous():
+    at = open_page("pages/trace_lab.py")
     assert not at.exception
-    table = at.dataframe[0].value
-    assert table.set_index("policy").loc["static", "makespan"] == 11
-    assert table.set_index("policy").loc["continuous", "throughput"] == 1.375
+    assert list(lab_overall(at).loc["makespan"].iloc[:2]) == [11, 8]
+    assert len(at.get("plotly_chart")) == 4  # two Gantt charts and two budget charts
+    assert at.query_params["s"]  # the share link is in the address bar
+
+
+def test_lab_edit_through_the_editor_changes_the_results():
+    at = open_page("pages/trace_lab.py")
+    at.session_state["trace"] = {"edited_rows": {2: {"output": 10}}, "added_rows": [], "deleted_rows": []}
+    at.run()
+    assert not at.exception
+    assert list(lab_overall(at).loc["makespan"].iloc[:2]) == [17, 14]
+    # the edit survives a page switch and a return
+    at.switch_page("pages/home.py").run()
+    at.switch_page("pages/trace_lab.py").run()
+    assert list(at.session_state["lab_current"]["output"]) == [5, 2, 10]
+    assert list(lab_overall(at).loc["makespan"].iloc[:2]) == [17, 14]
+
+
+def test_lab_bad_edit_names_the_row_and_keeps_the_typing():
+    at = open_page("pages/trace_lab.py")
+    at.session_state["trace"] = {"edited_rows": {1: {"prompt": -3}, 2: {"name": "A"}},
+                                 "added_rows": [{"name": "D", "arrival": None, "prompt": 2, "output": 1}],
+                                 "deleted_rows": []}
+    at.run()
+    assert not at.exception
+    assert at.error and "need fixing" in at.error[0].value
+    problems = next(d.value for d in at.dataframe if "problem" in d.value.columns)
+    assert problems.values.tolist() == [[2, "B", "prompt", "must be at least 1, got -3"],
+                                        [3, "A", "request", "repeats the name of row 1"],
+                                        [4, "D", "arrival", "is empty"]]
+    assert list(at.session_state["lab_current"]["name"]) == ["A", "B", "A", "D"]  # nothing typed is lost
+    assert any(b.label == "Download what is typed (CSV)" for b in at.get("download_button"))
+
+
+def test_lab_prompt_over_budget_is_named():
+    at = open_page("pages/trace_lab.py")
+    at.number_input(key="w_lab_budget").set_value(3).run()
+    assert not at.exception
+    assert any("larger than the token budget" in e.value for e in at.error)
+    problems = next(d.value for d in at.dataframe if "problem" in d.value.columns)
+    assert sorted(problems["request"]) == ["A"]
+
+
+def test_share_link_restores_the_scenario():
+    trace = validate([{"name": n, "arrival": a, "prompt": p, "output": o}
+                      for n, a, p, o in (("x", 0, 3, 2), ("y", 1, 5, 4), ("z", 2, 1, 6), ("w", 4, 2, 2))])
+    code = encode(Scenario(trace, Config(10, max_seqs=2, first_token="prefill"), "continuous", "static"))
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.session_state["lang"] = "en"
+    at.query_params["s"] = code
+    at.run()
+    at.switch_page("pages/trace_lab.py")
+    at.query_params["s"] = code
+    at.run()
+    assert not at.exception
+    assert list(at.session_state["lab_current"]["name"]) == ["x", "y", "z", "w"]
+    assert at.number_input(key="w_lab_budget").value == 10
+    assert at.number_input(key="w_lab_max_seqs").value == 2
+    assert at.session_state["lab_policy_a"] == "continuous"
+
+
+@pytest.mark.parametrize("link", ["garbage!!", "eJzLSM3JyVcozy_KSQEAGgQEXQ", "A" * 20000])
+def test_bad_share_link_shows_a_message_and_the_default(link):
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.session_state["lang"] = "en"
+    at.run()
+    at.switch_page("pages/trace_lab.py")
+    at.query_params["s"] = link
+    at.run()
+    assert not at.exception
+    assert any("could not be opened" in e.value for e in at.error)
+    assert list(at.session_state["lab_current"]["name"]) == ["A", "B", "C"]
+
+
+def test_html_in_a_request_name_stays_text():
+    at = open_page("pages/trace_lab.py")
+    at.session_state["trace"] = {"edited_rows": {0: {"name": "<img src=x onerror=alert(1)>"}}, "added_rows": [],
+                                 "deleted_rows": []}
+    at.run()
+    assert not at.exception
+    for element in at.markdown:
+        assert "<img" not in element.value  # names in narration and summaries are escaped
+        assert not getattr(element.proto, "allow_html", False)
+    for i in range(len(at.get("plotly_chart"))):  # Plotly reads a little HTML in labels: escaped there too
+        spec = at.get("plotly_chart")[i].proto.spec
+        assert "<img" not in spec
+    assert "&lt;img src=x onerror=alert(1)&gt;" in figure(at, 0)["layout"]["yaxis"]["categoryarray"]
+
+
+def test_metrics_guide_draws_the_chosen_request():
+    at = open_page("pages/metrics_guide.py")
+    at.radio(key="guide_request").set_value("C").run()
+    at.radio(key="guide_policy").set_value("static").run()
+    fig = figure(at, 0)
+    texts = [a.get("text", "") for a in fig["layout"]["annotations"]]
+    assert "TTFT = 5" in texts and "queue = 3" in texts and "3 gaps, mean TPOT = 1.0" in texts

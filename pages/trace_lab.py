@@ -1,0 +1,136 @@
+"""Trace lab: edit, generate or upload a trace, set the budgets, and compare two policies on it."""
+import streamlit as st
+
+from sim.config import POLICIES, ConfigError
+from sim.trace import TraceError, check_budget, validate, write_csv, write_json
+from ui import lab_results, lab_state
+from ui.boot import through_app
+from ui.i18n import t
+from ui.problems import problem_table
+from ui.runs import run
+from ui.scenario import QUERY_KEY, Scenario, ScenarioError, decode, encode
+from ui.text import md_escape
+from ui.trace_sources import MAX_REQUESTS, generator_tab, presets_tab, show_source_error, upload_tab
+
+AUTO_RUN = 300  # up to this many requests every change re-runs at once; beyond, the Run button does
+
+through_app()
+lab_state.init()
+
+# A share link restores its scenario once; a bad one says why and leaves the scenario as it was.
+link = st.query_params.get(QUERY_KEY)
+if link and link != st.session_state.get("lab_link"):
+    st.session_state["lab_link"] = link
+    try:
+        shared = decode(link)
+        lab_state.set_trace(shared.trace)
+        lab_state.set_config(shared.config, shared.policy_a, shared.policy_b)
+        st.toast(t("link_loaded"), icon="🔗")
+    except ScenarioError as error:
+        st.session_state["lab_link_error"] = error.code
+if st.session_state.get("lab_link_error"):
+    st.error(t("link_bad", reason=t(f"link_err_{st.session_state['lab_link_error']}")), icon="🔗")
+    st.button(t("link_dismiss"), key="link_dismiss", on_click=st.session_state.pop, args=("lab_link_error",))
+
+st.title(t("lab_title"))
+st.markdown(t("lab_intro"))
+
+st.header(t("lab_trace"), divider="gray")
+presets, generator, upload = st.tabs([t("tab_presets"), t("tab_generator"), t("tab_upload")])
+with presets:
+    presets_tab()
+with generator:
+    generator_tab()
+with upload:
+    upload_tab()
+show_source_error()
+
+base = st.session_state[lab_state.BASE]
+number = {"min_value": 0, "step": 1, "required": True}
+edited = st.data_editor(
+    base, key=lab_state.EDITOR, num_rows="dynamic", width="stretch", height=min(420, 38 + 35 * (len(base) + 1)),
+    column_config={
+        "name": st.column_config.TextColumn(t("col_name"), help=t("help_name"), required=True, max_chars=100),
+        "arrival": st.column_config.NumberColumn(t("col_arrival"), help=t("help_arrival"), **number),
+        "prompt": st.column_config.NumberColumn(t("col_prompt"), help=t("help_prompt"), **number | {"min_value": 1}),
+        "output": st.column_config.NumberColumn(t("col_output"), help=t("help_output"), **number | {"min_value": 1}),
+    })
+st.session_state[lab_state.CURRENT] = edited
+
+trace, problems = None, ()
+if len(edited) > MAX_REQUESTS:
+    st.error(t("lab_too_many", n=len(edited), limit=MAX_REQUESTS))
+else:
+    try:
+        trace = validate(edited.to_dict("records"), list(edited.columns))
+    except TraceError as error:
+        problems = error.problems
+if problems:
+    st.error(t("lab_bad_rows", n=len({p.row for p in problems})))
+    st.dataframe(problem_table(problems), hide_index=True, key="lab_problems")
+elif trace is not None and trace.reordered:
+    st.info(t("lab_sorted"))
+d1, d2, d3 = st.columns(3)
+if trace is not None:
+    d1.download_button(t("dl_trace_csv"), write_csv(trace), "trace.csv", "text/csv", key="dl_trace_csv")
+    d2.download_button(t("dl_trace_json"), write_json(trace), "trace.json", "application/json", key="dl_trace_json")
+else:  # what was typed, problems and all, so nothing is lost
+    d1.download_button(t("dl_typed_csv"), edited.to_csv(index=False), "trace-draft.csv", "text/csv",
+                       key="dl_typed_csv")
+d3.caption(t("lab_count", n=len(edited)))
+
+st.header(t("lab_budgets"), divider="gray")
+persisted = lab_state.persisted
+b1, b2, b3 = st.columns(3)
+persisted(b1.number_input, t("cfg_budget"), "lab_budget", min_value=1, max_value=10**7, step=1,
+          help=t("cfg_budget_help"))
+persisted(b2.number_input, t("cfg_max_seqs"), "lab_max_seqs", min_value=0, max_value=10**6, step=1,
+          help=t("cfg_max_seqs_help"))
+persisted(b3.radio, t("cfg_first_token"), "lab_first_token", options=("decode", "prefill"),
+          format_func=lambda k: t(f"first_{k}"), help=t("cfg_first_token_help"), horizontal=True)
+for column, name in zip(st.columns(3), ("ttft", "tpot", "e2e")):
+    persisted(column.number_input, t(f"cfg_slo_{name}"), f"lab_slo_{name}", min_value=0.0, max_value=1e9,
+              step=1.0, help=t("cfg_slo_help"))
+for column, which in zip(st.columns(2), "ab"):
+    persisted(column.selectbox, t(f"cfg_policy_{which}"), f"lab_policy_{which}", options=POLICIES,
+              format_func=lambda k: t(f"policy_{k}"))
+
+config = None
+try:
+    config = lab_state.config()
+except ConfigError as error:
+    st.error(t("cfg_bad", field=error.field, reason=md_escape(error)))
+if trace is not None and config is not None:
+    try:
+        check_budget(trace, config.token_budget)
+    except TraceError as error:
+        st.error(t("lab_over_budget"))
+        st.dataframe(problem_table(error.problems), hide_index=True, key="lab_over_budget")
+        trace = None
+
+st.header(t("lab_results"), divider="gray")
+scenario = Scenario(trace, config, *lab_state.policies()) if trace is not None and config is not None else None
+st.button(t("lab_run"), type="primary", key="lab_run", disabled=scenario is None,
+          on_click=st.session_state.__setitem__, args=("lab_run_asked", True))
+if scenario is not None and (len(trace) <= AUTO_RUN or st.session_state.pop("lab_run_asked", False)):
+    st.session_state["lab_ran"] = scenario
+shown = st.session_state.get("lab_ran")
+if shown is None:
+    st.info(t("lab_press_run") if scenario is not None else t("lab_fix_first"))
+else:
+    if shown != scenario:
+        st.warning(t("lab_stale"))
+    with st.spinner(t("lab_running")):
+        runs = [run(shown.trace, shown.config, policy) for policy in (shown.policy_a, shown.policy_b)]
+    lab_results.show(runs)
+
+# The share link: this scenario in the address bar, and to copy.
+if scenario is not None:
+    try:
+        code = encode(scenario)
+    except ScenarioError:
+        st.caption(t("link_too_large"))
+    else:
+        st.query_params[QUERY_KEY] = st.session_state["lab_link"] = code
+        with st.expander(t("link_title")):
+            st.code(f"{st.context.url or ''}?{QUERY_KEY}={code}", language=None, wrap_lines=True)

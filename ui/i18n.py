@@ -1,0 +1,34 @@
+"""Translation helper: every text shown to users, in Chinese and English, chosen in the sidebar."""
+from __future__ import annotations
+
+import streamlit as st
+
+from .strings import STRINGS
+
+LANGUAGES = {"zh": "中文", "en": "English"}
+STATE_KEY = "lang"
+
+
+def browser_language() -> str:
+    """Chinese for a browser whose language is Chinese, else English."""
+    return "zh" if (st.context.locale or "").lower().startswith("zh") else "en"
+
+
+def language() -> str:
+    value = st.session_state.get(STATE_KEY)
+    return value if value in LANGUAGES else "en"
+
+
+def t(key: str, **params: object) -> str:
+    """The text of `key` in the chosen language, with `params` filled in."""
+    entry = STRINGS[key]
+    text = entry.get(language()) or entry["en"]
+    return text.format(**params) if params else text
+
+
+def language_switch() -> None:
+    """The sidebar's language switch; the first visit follows the browser's language."""
+    if STATE_KEY not in st.session_state:
+        st.session_state[STATE_KEY] = browser_language()
+    st.sidebar.radio("语言 / Language", list(LANGUAGES), format_func=LANGUAGES.get, key=STATE_KEY,
+                     horizontal=True)

@@ -1,0 +1,47 @@
+"""The trace lab's results: what changed, metric cards, aligned charts, tables and downloads for A and B."""
+from __future__ import annotations
+
+import json
+
+import streamlit as st
+
+from sim.export import chrome_trace, overall_csv, requests_csv, run_json
+from sim.metrics import Metrics
+from sim.schedule import Schedule
+
+from .charts import GANTT_ROWS, budget_chart, gantt, load_chart
+from .i18n import t
+from .tables import headline, overall_table, request_table, what_changed
+
+
+def show(runs: list[tuple[Schedule, Metrics]]) -> None:
+    (schedule_a, metrics_a), (schedule_b, metrics_b) = runs
+    x_max = max(schedule_a.makespan, schedule_b.makespan)
+    summary, cards = st.columns([3, 2])
+    summary.markdown("\n".join(f"- {line}" for line in what_changed(metrics_a, metrics_b)))
+    with cards:
+        for column, (name, value_a, value_b, lower_better) in zip(st.columns(2) * 3, headline(metrics_a, metrics_b)):
+            column.metric(t("m_" + name) + " · B", round(value_b, 3), delta=round(value_b - value_a, 3) or None,
+                          delta_color="inverse" if lower_better else "normal",
+                          help=t("card_help", a=round(value_a, 3)))
+    titles = [f"{label} · {t('policy_' + m.policy)}" for label, (_, m) in zip("AB", runs)]
+    for label, title, (schedule, _) in zip("AB", titles, runs):
+        if len(schedule.requests) > GANTT_ROWS:
+            st.plotly_chart(load_chart(schedule, t("load_title", title=title), x_max=x_max), key=f"lab_load_{label}")
+        st.plotly_chart(gantt(schedule, title, x_max=x_max), key=f"lab_gantt_{label}")
+    for label, title, (schedule, _) in zip("AB", titles, runs):
+        st.plotly_chart(budget_chart(schedule, t("budget_title", policy=title), x_max=x_max), key=f"lab_budget_{label}")
+    st.subheader(t("lab_overall"))
+    st.dataframe(overall_table(metrics_a, metrics_b), hide_index=True, key="lab_overall")
+    st.subheader(t("lab_per_request"))
+    st.dataframe(request_table([metrics_a, metrics_b]), hide_index=True, key="lab_requests")
+    e1, e2, e3, e4 = st.columns(4)
+    e1.download_button(t("dl_requests_csv"), requests_csv([metrics_a, metrics_b]), "requests.csv", "text/csv",
+                       key="dl_requests")
+    e2.download_button(t("dl_overall_csv"), overall_csv([metrics_a, metrics_b]), "overall.csv", "text/csv",
+                       key="dl_overall")
+    schedules = {f"{label}_{m.policy}": run_json(s, m) for label, (s, m) in zip("AB", runs)}
+    e3.download_button(t("dl_schedule_json"), json.dumps(schedules), "schedule.json", "application/json",
+                       key="dl_schedule")
+    e4.download_button(t("dl_chrome"), json.dumps(chrome_trace([schedule_a, schedule_b])), "schedule.trace.json",
+                       "application/json", key="dl_chrome", help=t("dl_chrome_help"))

@@ -1,0 +1,49 @@
+"""Puts a tick's facts (sim.explain) into one markdown sentence in the chosen language."""
+from __future__ import annotations
+
+from sim.explain import TickFacts
+
+from .i18n import language, t
+from .text import md_escape
+
+
+def names(items) -> str:
+    """A, B and C (English) or A、B、C (Chinese); names are user text, so markdown in them is escaped."""
+    items = [md_escape(name) for name in items]
+    if language() == "zh":
+        return "、".join(items)
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _part(key: str, items, **params) -> str:
+    items = list(items)
+    return t(f"{key}_{'one' if len(items) == 1 else 'many'}", names=names(items), **params)
+
+
+def sentence(facts: TickFacts) -> str:
+    """For example: "t=3: A decodes 1 token; C arrives, is admitted and prefills 3 tokens; 4 of 8 idle"."""
+    parts = []
+    admitted = {name for name, _ in facts.admitted}
+    arrived_only = [n for n in facts.arrived if n not in admitted]
+    if facts.decoding:
+        parts.append(_part("n_decode", facts.decoding))
+    if facts.finishing:
+        parts.append(_part("n_finish", facts.finishing, tick=facts.tick + 1))
+    if facts.admitted:
+        tokens = sum(p for _, p in facts.admitted)
+        parts.append(_part("n_admit", [n for n, _ in facts.admitted], tokens=tokens))
+    if facts.prefilling:
+        parts.append(_part("n_prefilling", [n for n, _ in facts.prefilling]))
+    if facts.padding:
+        parts.append(_part("n_padding", facts.padding))
+    if arrived_only:
+        parts.append(_part("n_arrive", arrived_only))
+    waiting = [n for n in facts.waiting if n not in arrived_only]  # arrivals were just said to wait
+    if waiting:
+        parts.append(_part("n_wait", waiting))
+    if not parts:
+        parts.append(t("n_nothing"))
+    budget = t("n_budget", idle=facts.idle, budget=facts.budget)
+    if facts.padding_tokens:
+        budget += t("n_budget_padding", padding=facts.padding_tokens)
+    return t("n_tick", tick=facts.tick) + t("n_sep").join(parts) + t("n_sep") + budget
