@@ -15,13 +15,16 @@ TICK_BARS = 400  # up to this many ticks the budget chart has one bar a tick
 
 
 def _layout(fig: go.Figure, title: str, height: int, x_max: float | None, unit: str) -> go.Figure:
-    fig.update_layout(title={"text": title, "x": 0, "y": 1, "yanchor": "top", "yref": "container",
-                             "font": {"size": 15}, "pad": {"t": 8}},
-                      height=height, barmode="overlay", margin={"l": 10, "r": 10, "t": 62, "b": 10},
-                      legend={"orientation": "h", "x": 0, "y": 1.0, "yanchor": "bottom", "font": {"size": 11}},
+    # The legend sits at the bottom of the figure, under the axis title, so a wrapped legend in a narrow
+    # column pushes the plot up instead of covering the title.
+    fig.update_layout(title={"text": title, "x": 0, "font": {"size": 15}}, height=height + 40,
+                      barmode="overlay", margin={"l": 10, "r": 10, "t": 36, "b": 76},
+                      legend={"orientation": "h", "x": 0, "y": 0, "yref": "container", "yanchor": "bottom",
+                              "font": {"size": 11}},
                       hoverlabel={"align": "left"}, plot_bgcolor="white")
     integer_axis = {"dtick": 1} if x_max is not None and x_max <= 40 else {}
-    fig.update_xaxes(title=t(f"unit_{unit}"), range=[0, x_max] if x_max else None, showgrid=True,
+    pad = (x_max or 0) * 0.02 + 0.3  # room for the markers at both ends
+    fig.update_xaxes(title=t(f"unit_{unit}"), range=[-pad, x_max + pad] if x_max else None, showgrid=True,
                      gridcolor="#e5e8ee", zeroline=False, tick0=0, **integer_axis)
     return fig
 
@@ -37,6 +40,7 @@ def gantt(schedule: Schedule, title: str, x_max: float | None = None, reveal: fl
           rows: list[int] | None = None) -> go.Figure:
     """One row per request, one bar trace per phase (array-valued), arrival and completion markers.
     `reveal` cuts the picture at that tick (the slider of the worked example); `rows` picks requests."""
+    sampled = rows is None and len(schedule.requests) > GANTT_ROWS
     rows = sample_rows(len(schedule.requests)) if rows is None else rows
     requests = [schedule.requests[i] for i in rows]
     label = {r.name: plotly_text(r.name) for r in requests}
@@ -70,7 +74,7 @@ def gantt(schedule: Schedule, title: str, x_max: float | None = None, reveal: fl
                              hovertemplate=t("hover_completion") + "<extra></extra>"))
     if reveal is not None:
         fig.add_vline(x=reveal, line={"color": "#2f3640", "dash": "dot", "width": 1})
-    if len(rows) < len(schedule.requests):
+    if sampled:
         title += " · " + t("gantt_sampled", shown=len(rows), total=len(schedule.requests))
     fig.update_yaxes(type="category", categoryorder="array", categoryarray=list(label.values()),
                      autorange="reversed", title=None)
@@ -101,16 +105,21 @@ def budget_chart(schedule: Schedule, title: str, x_max: float | None = None, rev
     per_tick = schedule.makespan <= TICK_BARS
     runs = [r for r in _work_runs(schedule, per_tick) if reveal is None or r[0] < reveal]
     fig = go.Figure()
-    centers = [(a + b) / 2 for a, b, *_ in runs]
-    widths = [(b - a) * (0.9 if per_tick else 1.0) for a, b, *_ in runs]
     columns = {"prefill": [r[2] for r in runs], "decode": [r[3] for r in runs], "padding": [r[4] for r in runs]}
     columns["idle"] = [budget - p - d - q for p, d, q in zip(*columns.values())]
     for kind, values in columns.items():
-        fig.add_trace(go.Bar(name=t(f"phase_{kind}"), x=centers, y=values, width=widths,
-                             marker={"color": COLORS[kind], "line": {"width": 0},
-                                     "pattern": {"shape": "/" if kind == "padding" else ""}},
-                             customdata=[[a, b] for a, b, *_ in runs],
-                             hovertemplate=t("hover_work", kind=t(f"phase_{kind}")) + "<extra></extra>"))
+        style = {"name": t(f"phase_{kind}"), "customdata": [[a, b] for a, b, *_ in runs],
+                 "hovertemplate": t("hover_work", kind=t(f"phase_{kind}")) + "<extra></extra>"}
+        if per_tick:  # a bar a tick
+            fig.add_trace(go.Bar(x=[(a + b) / 2 for a, b, *_ in runs], y=values, width=[0.9] * len(runs),
+                                 marker={"color": COLORS[kind], "line": {"width": 0},
+                                         "pattern": {"shape": "/" if kind == "padding" else ""}}, **style))
+        elif runs:  # thousands of ticks: stacked step areas, a point a run of identical ticks (and its end)
+            style["customdata"].append(style["customdata"][-1])
+            fig.add_trace(go.Scatter(x=[r[0] for r in runs] + [runs[-1][1]], y=values + values[-1:], mode="lines",
+                                     stackgroup="work",
+                                     line={"shape": "hv", "width": 0, "color": COLORS[kind]},
+                                     fillcolor=COLORS[kind], **style))
     fig.add_hline(y=budget, line={"color": "#2f3640", "dash": "dash", "width": 1},
                   annotation_text=t("budget_line", budget=budget), annotation_position="top left")
     if reveal is not None:

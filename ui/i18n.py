@@ -27,8 +27,11 @@ def t(key: str, **params: object) -> str:
 
 
 def language_switch() -> None:
-    """The sidebar's language switch; the first visit follows the browser's language."""
+    """The sidebar's language switch; the first visit follows the browser's language. The choice lives in
+    its own session key, so it survives reruns in which the radio is not drawn."""
     if STATE_KEY not in st.session_state:
         st.session_state[STATE_KEY] = browser_language()
-    st.sidebar.radio("语言 / Language", list(LANGUAGES), format_func=LANGUAGES.get, key=STATE_KEY,
-                     horizontal=True)
+    codes = list(LANGUAGES)
+    st.session_state[STATE_KEY] = st.sidebar.radio(
+        "语言 / Language", codes, index=codes.index(language()), format_func=LANGUAGES.get, key="w_" + STATE_KEY,
+        horizontal=True)

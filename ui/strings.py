@@ -176,8 +176,8 @@ STRINGS = {
     # What changed
     "wc_faster": {"en": "finishes the trace sooner", "zh": "更早完成整条 trace"},
     "wc_slower": {"en": "finishes the trace later", "zh": "更晚完成整条 trace"},
-    "wc_makespan": {"en": "**{b}** {verb} than **{a}**: makespan {mb} vs {ma} ({pct:.0%}).",
-                    "zh": "**{b}** 比 **{a}** {verb}：makespan {mb} 对 {ma}（{pct:.0%}）。"},
+    "wc_makespan": {"en": "**{b}** {verb} than **{a}**: makespan {mb} vs {ma} ({pct}).",
+                    "zh": "**{b}** 比 **{a}** {verb}：makespan {mb} 对 {ma}（{pct}）。"},
     "wc_ttft": {"en": "Median TTFT moves from {ta:g} to {tb:g} ticks with **{b}**.",
                 "zh": "使用 **{b}** 后，TTFT 中位数从 {ta:g} 变为 {tb:g} tick。"},
     "wc_waste": {"en": "Padding waste: {wa} with **{a}**, {wb} with **{b}**.",

@@ -33,13 +33,18 @@ def overall_table(a: Metrics, b: Metrics, names: tuple[str, ...] = OVERALL) -> p
     for name in names:
         va, vb = rows_a[name], rows_b[name]
         change = vb - va
-        relative = f"{change / va:+.0%}" if va else ("—" if not change else "∞")
+        relative = ("+" if change >= 0 else "-") + percent(abs(change / va)) if va else ("—" if not change else "∞")
         better = (change > 0) == (name in HIGHER_IS_BETTER) if change else None
         records.append({t("col_metric"): t("m_" + name), t("policy_" + a.policy) + " (A)": round(va, 4),
                         t("policy_" + b.policy) + " (B)": round(vb, 4), t("col_change"): round(change, 4),
                         t("col_relative"): relative,
                         t("col_verdict"): "" if better is None else ("✅" if better else "🔻")})
     return pd.DataFrame(records)
+
+
+def percent(share: float) -> str:
+    """A share as a percentage with enough digits that a small change does not read 0%."""
+    return f"{share:.0%}" if share >= 0.01 or share == 0 else f"{share:.2%}"
 
 
 def headline(a: Metrics, b: Metrics) -> list[tuple[str, float, float, bool]]:
@@ -58,7 +63,7 @@ def what_changed(a: Metrics, b: Metrics) -> list[str]:
     if a.makespan and b.makespan and a.makespan != b.makespan:
         faster = b.makespan < a.makespan
         lines.append(t("wc_makespan", b=name_b, a=name_a, verb=t("wc_faster" if faster else "wc_slower"),
-                       pct=abs(b.makespan - a.makespan) / a.makespan, ma=a.makespan, mb=b.makespan))
+                       pct=percent(abs(b.makespan - a.makespan) / a.makespan), ma=a.makespan, mb=b.makespan))
     ttft_a, ttft_b = a.percentiles["ttft"][50], b.percentiles["ttft"][50]
     if ttft_a != ttft_b:
         lines.append(t("wc_ttft", b=name_b, ta=ttft_a, tb=ttft_b))

@@ -1,0 +1,277 @@
+"""Browser tests: the app in a real Chromium, driven by Playwright, against a `streamlit run` server.
+
+Needs Debian's Chromium at /usr/bin/chromium (no `playwright install`); without it every test skips.
+Tests wait on data-testid selectors and text, never on fixed sleeps. Each test saves full-page
+screenshots under artifacts/screenshots/ (git-ignored); the folder's path is printed at the end.
+
+The data grids (st.dataframe, st.data_editor) draw on a canvas; glide-data-grid also keeps an
+accessibility table inside the canvas (`table[role=grid]`, cells `td#glide-cell-<col>-<row>`), which
+is how cells are read here. A cell is edited by double-clicking its pixel position.
+"""
+from __future__ import annotations
+
+import re
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+
+from sim.config import Config
+from tests.conftest import SEED_ROWS, make_trace
+from ui.scenario import Scenario, decode, encode
+
+playwright_api = pytest.importorskip("playwright.sync_api")
+expect = playwright_api.expect
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = Path("/usr/bin/chromium")
+SCREENSHOTS = ROOT / "artifacts" / "screenshots"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
+                 "--disable-component-update", "--no-first-run", "--disable-sync"]
+VIEWPORT = {"width": 1400, "height": 2600}  # tall: Streamlit scrolls inside its own container
+TIMEOUT_MS = 30_000
+HEADER_PX, ROW_PX, MARKER_PX = 36, 35, 34  # the data editor's header, row height and row-marker column
+
+# A grid's header and rows from glide-data-grid's accessibility table (only the rows it has drawn).
+READ_GRID = """(el) => {
+  const table = el.querySelector('table[role=grid]');
+  if (!table) return null;
+  const head = Array.from(table.querySelectorAll('th[role=columnheader]')).map(e => e.textContent);
+  const rows = Array.from(table.querySelectorAll('tr'))
+    .map(r => Array.from(r.querySelectorAll('td[role=gridcell]')).map(e => e.textContent))
+    .filter(cells => cells.length);
+  return {head, rows};
+}"""
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    """`streamlit run app.py` on a free port; yields the base URL once /_stcore/health answers."""
+    port = free_port()
+    log_path = tmp_path_factory.mktemp("streamlit") / "server.log"
+    with log_path.open("w") as log:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port",
+             str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],
+            cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            if process.poll() is not None:
+                pytest.fail(f"streamlit exited with {process.returncode}:\n{log_path.read_text()}")
+            try:
+                with urllib.request.urlopen(f"{base}/_stcore/health", timeout=2) as answer:
+                    if answer.status == 200:
+                        break
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                pytest.fail(f"streamlit did not answer on {base} within 60 s:\n{log_path.read_text()}")
+            time.sleep(0.25)  # polling the server, not waiting on the page
+        yield base
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not CHROMIUM.exists():
+        pytest.skip(f"{CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium)")
+    with playwright_api.sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture(scope="module", autouse=True)
+def screenshot_folder():
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    yield SCREENSHOTS
+    print(f"\nbrowser test screenshots: {SCREENSHOTS}", file=sys.__stderr__)
+
+
+@pytest.fixture
+def open_page(server, browser, request):
+    """open_page(path, locale="en-US") -> a page at `path` once the app has run; a screenshot of each page
+    opened is saved when the test ends, passed or failed."""
+    contexts, pages = [], []
+
+    def open_(path: str, locale: str = "en-US"):
+        context = browser.new_context(locale=locale, viewport=VIEWPORT, accept_downloads=True)
+        context.set_default_timeout(TIMEOUT_MS)
+        contexts.append(context)
+        page = context.new_page()
+        pages.append(page)
+        page.goto(server + path)
+        wait_idle(page)
+        return page
+
+    yield open_
+    name = re.sub(r"[^A-Za-z0-9_.-]+", "_", request.node.name).strip("_")
+    for i, page in enumerate(pages):
+        suffix = f"-{i + 1}" if len(pages) > 1 else ""
+        try:
+            page.screenshot(path=str(SCREENSHOTS / f"{name}{suffix}.png"), full_page=True)
+        except playwright_api.Error as error:
+            print(f"no screenshot of {name}{suffix}: {error}", file=sys.__stderr__)
+    for context in contexts:
+        context.close()
+
+
+def wait_idle(page) -> None:
+    """Connected, the script done, and no element of an earlier run left (stale)."""
+    page.wait_for_selector('[data-testid="stApp"][data-test-connection-state="CONNECTED"]')
+    page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]')
+    expect(page.locator('[data-stale="true"]')).to_have_count(0)
+
+
+def no_exception(page) -> None:
+    wait_idle(page)
+    expect(page.get_by_test_id("stException")).to_have_count(0)
+
+
+def grid(frame) -> dict:
+    """{"head": [...], "rows": [[...], ...]} of an stDataFrame, once its accessibility table has cells."""
+    frame.locator("td[role=gridcell]").first.wait_for(state="attached")
+    return frame.evaluate(READ_GRID)
+
+
+def title(page):
+    return page.get_by_test_id("stMain").locator("h1").first
+
+
+def edit_cell(page, editor, row: int, column: int, columns: int, value: str, old: str) -> None:
+    """Double-click the editor's cell (row, column), both from 0 over the data columns, and type `value`.
+
+    The data columns share the width after the row-marker column; the editor must show `old` there, which
+    checks that the click landed on the intended cell."""
+    box = editor.bounding_box()
+    width = (box["width"] - MARKER_PX) / columns
+    x = box["x"] + MARKER_PX + width * (column + 0.5)
+    y = box["y"] + HEADER_PX + ROW_PX * row + ROW_PX / 2
+    page.mouse.dblclick(x, y)
+    field = page.locator("input.gdg-input, textarea.gdg-input")
+    expect(field).to_be_visible()
+    expect(field).to_have_value(old)
+    field.fill(value)
+    field.press("Enter")
+
+
+def metric(page, label: str):
+    return page.get_by_test_id("stMetric").filter(has_text=label).get_by_test_id("stMetricValue")
+
+
+SEED_CELLS = [[str(value) for value in row] for row in SEED_ROWS]  # A, B, C as the grids show them
+
+PAGES = {  # path: (English title, Chinese title)
+    "/": ("The batching classroom", "批处理课堂"),
+    "/worked_example": ("Worked example", "示例推演"),
+    "/trace_lab": ("Trace lab", "Trace 实验室"),
+    "/metrics_guide": ("Metrics guide", "指标指南"),
+}
+
+
+@pytest.mark.parametrize("locale", ["en-US", "zh-CN"])
+@pytest.mark.parametrize("path", list(PAGES), ids=lambda path: path.strip("/") or "home")
+def test_page_opens_with_a_chart_and_no_exception(open_page, path, locale):
+    page = open_page(path, locale)
+    english, chinese = PAGES[path]
+    expect(title(page)).to_have_text(chinese if locale.startswith("zh") else english)
+    expect(page.locator('[data-testid="stPlotlyChart"] .main-svg').first).to_be_visible()
+    no_exception(page)
+
+
+def test_the_language_switch_turns_a_page_chinese(open_page):
+    page = open_page("/trace_lab")
+    expect(title(page)).to_have_text("Trace lab")
+    page.get_by_test_id("stSidebar").get_by_text("中文", exact=True).click()
+    expect(title(page)).to_have_text("Trace 实验室")
+    expect(page.get_by_role("button", name="运行 ▶")).to_be_visible()
+    expect(page.locator('[data-testid="stPlotlyChart"] .main-svg').first).to_be_visible()
+    no_exception(page)
+
+
+def test_worked_example_shows_the_seed_figures(open_page):
+    page = open_page("/worked_example")
+    overall = grid(page.get_by_test_id("stDataFrame").first)
+    rows = {row[0]: row[1:] for row in overall["rows"]}
+    assert overall["head"][1:] == ["Static batching (A)", "Continuous batching (B)"]
+    assert rows["makespan"] == ["11", "8"]
+    assert rows["padding waste"] == ["5", "0"]
+    assert rows["throughput (tokens/tick)"] == ["1", "1.375"]
+    no_exception(page)
+
+
+def test_editing_a_cell_reruns_the_lab_and_a_bad_edit_names_the_row(open_page):
+    page = open_page("/trace_lab")
+    editor = page.get_by_test_id("stDataFrame").first
+    assert grid(editor) == {"head": ["request", "arrival", "prompt", "output"], "rows": SEED_CELLS}
+    expect(metric(page, "makespan · B")).to_have_text("8")
+
+    edit_cell(page, editor, row=2, column=3, columns=4, value="12", old="4")  # C's output 4 -> 12
+    expect(metric(page, "makespan · B")).to_have_text("16")
+    no_exception(page)
+    assert grid(editor)["rows"][2] == ["C", "3", "3", "12"]
+    overall = {row[0]: row[1:3] for row in grid(page.get_by_test_id("stDataFrame").nth(1))["rows"]}
+    assert overall["makespan"] == ["19", "16"]
+    # the share link in the address bar follows the edit
+    shared = decode(parse_qs(urlparse(page.url).query)["s"][0])
+    assert [(r.name, r.output) for r in shared.trace] == [("A", 5), ("B", 2), ("C", 12)]
+
+    # The editor refuses a negative prompt itself (its column has min_value=1): the cell keeps 3.
+    edit_cell(page, editor, row=2, column=2, columns=4, value="-3", old="3")
+    # A duplicate name passes the editor and is caught by validation, which names the row.
+    edit_cell(page, editor, row=2, column=0, columns=4, value="A", old="C")
+    expect(page.get_by_test_id("stAlert").filter(has_text="1 row(s) need fixing")).to_be_visible()
+    no_exception(page)
+    assert grid(editor)["rows"][2] == ["A", "3", "3", "12"]
+    problems = grid(page.get_by_test_id("stDataFrame").nth(1))
+    assert problems["head"] == ["row", "request", "column", "problem"]
+    assert problems["rows"] == [["3", "A", "request", "repeats the name of row 1"]]
+    expect(page.get_by_role("button", name="Run ▶")).to_be_disabled()
+
+
+def test_a_share_link_opens_its_scenario_and_a_tampered_one_says_so(open_page):
+    # r's prompt of 9 fits the link's budget of 10, not the default 8: an over-budget error would show
+    trace = make_trace(("p", 0, 3, 2), ("q", 1, 2, 3), ("r", 2, 9, 1), ("s", 3, 1, 4))
+    page = open_page("/trace_lab?s=" + encode(Scenario(trace, Config(10), "static", "continuous")))
+    assert grid(page.get_by_test_id("stDataFrame").first)["rows"] == [
+        ["p", "0", "3", "2"], ["q", "1", "2", "3"], ["r", "2", "9", "1"], ["s", "3", "1", "4"]]
+    expect(page.get_by_role("spinbutton", name="Token budget per tick")).to_have_value("10")
+    expect(page.get_by_text("4 requests", exact=True)).to_be_visible()
+    expect(page.locator('[data-testid="stPlotlyChart"] .main-svg').first).to_be_visible()
+    no_exception(page)
+    expect(page.get_by_test_id("stAlert")).to_have_count(0)
+
+    page = open_page("/trace_lab?s=garbage!!")
+    expect(page.get_by_test_id("stAlert").filter(has_text="This link could not be opened")).to_be_visible()
+    assert grid(page.get_by_test_id("stDataFrame").first)["rows"] == SEED_CELLS
+    expect(page.get_by_role("spinbutton", name="Token budget per tick")).to_have_value("8")
+    no_exception(page)
+
+
+def test_the_trace_downloads_as_csv(open_page):
+    page = open_page("/trace_lab")
+    with page.expect_download() as download:
+        page.get_by_role("button", name="Download trace (CSV)").click()
+    assert download.value.suggested_filename == "trace.csv"
+    text = Path(download.value.path()).read_text()
+    assert text.splitlines() == ["name,arrival,prompt,output", *(",".join(row) for row in SEED_CELLS)]
+    no_exception(page)
