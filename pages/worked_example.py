@@ -1,7 +1,7 @@
 """Worked example: the seed's trace under static and continuous batching, revealed tick by tick."""
 import streamlit as st
 
-from sim.config import Config
+from sim.config import Config, Policy
 from sim.explain import tick_facts
 from sim.trace import SEED_BUDGET
 from ui import lab_state
@@ -49,13 +49,14 @@ with charts:
 with tables:
     metrics = [m for _, m in runs.values()]
     st.subheader(t("ex_overall"))
-    st.dataframe(overall_table(*metrics, names=SEED_FIGURES).iloc[:, :4], hide_index=True, key="ex_overall")
+    titles = [t(f"policy_{policy}") for policy in POLICIES]
+    st.dataframe(overall_table(*metrics, titles, names=SEED_FIGURES).iloc[:, :4], hide_index=True, key="ex_overall")
     st.info(t("ex_takeaway"))
     if st.button(t("ex_open_lab"), type="primary", key="ex_open", on_click=lab_state.load,
-                 args=(trace, config, *POLICIES)):
+                 args=(trace, config, *map(Policy.named, POLICIES))):
         st.switch_page("pages/trace_lab.py")
 st.subheader(t("ex_per_request"))
-st.dataframe(request_table(metrics), hide_index=True, key="ex_requests")
+st.dataframe(request_table(metrics, titles), hide_index=True, key="ex_requests")
 
 st.subheader(t("ex_narration", tick=now))
 columns = st.columns(2)

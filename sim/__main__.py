@@ -5,8 +5,24 @@ import argparse
 import gc
 import json
 import sys
+from dataclasses import replace
 
-from .config import POLICIES, SLO, Config, ConfigError
+from .config import (
+    COST_MODELS,
+    COST_PRESETS,
+    KV_ADMISSION,
+    MIXING,
+    ORDERS,
+    POLICIES,
+    PREEMPT,
+    SJF_KEYS,
+    SLO,
+    VICTIMS,
+    Config,
+    ConfigError,
+    CostModel,
+    Policy,
+)
 from .engine import simulate
 from .export import run_json, summary_text
 from .importers import FORMATS, ImportOptions, import_trace
@@ -59,6 +75,7 @@ def _parser() -> Parser:
     run.add_argument("--end-s", type=float, help="importers: keep rows before this many seconds in")
     run.add_argument("--limit", type=int, help="importers: keep at most this many requests")
     run.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
+    _scheduler_options(run)
 
     example = commands.add_parser("example", help="the design document's worked examples")
     example.add_argument("name", choices=("seed",))
@@ -75,6 +92,64 @@ def _parser() -> Parser:
     return parser
 
 
+def _buckets(text: str) -> tuple[int, ...]:
+    try:
+        return tuple(int(b) for b in text.split(",") if b.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: use captured batch sizes like 1,2,4,8") from None
+
+
+def _quota(text: str) -> tuple[str, float]:
+    tenant, _, share = text.rpartition("=")
+    try:
+        return tenant, float(share)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: use TENANT=SHARE, for example vip=0.5") from None
+
+
+def _scheduler_options(run) -> None:
+    """The options of the scheduler (sim.config.Policy) and of the cache and cost model (sim.config.Config)."""
+    group = run.add_argument_group("scheduler options")
+    group.add_argument("--chunk-size", type=int, help="chunked prefill: at most N prompt tokens a request a tick")
+    group.add_argument("--mixing", choices=MIXING, default="decode-first")
+    group.add_argument("--order", choices=ORDERS, default="fcfs-skip", help="waiting-queue order")
+    group.add_argument("--sjf-key", choices=SJF_KEYS, default="prompt")
+    group.add_argument("--aging-rate", type=float, default=1.0, help="priority gained a tick of waiting")
+    group.add_argument("--preemptive-priority", action="store_true",
+                       help="a waiting request may preempt running ones of lower priority")
+    group.add_argument("--tenant-quota", type=_quota, action="append", default=[],
+                       help="TENANT=SHARE of the token budget a tick (repeat for several)")
+    group.add_argument("--timeout", type=int, help="cancel a request this long after its arrival")
+    group.add_argument("--kv-blocks", type=int, help="paged KV cache: number of blocks (default: unlimited)")
+    group.add_argument("--block-size", type=int, default=4, help="tokens a KV block holds")
+    group.add_argument("--kv-admission", choices=KV_ADMISSION, default="reserve")
+    group.add_argument("--preempt", choices=PREEMPT, default="recompute")
+    group.add_argument("--victim", choices=VICTIMS, default="latest")
+    group.add_argument("--swap-cost", type=int, default=2, help="time to swap a request's blocks back in")
+    group.add_argument("--graph-buckets", type=_buckets, default=(), help="captured decode batch sizes: 1,2,4,8")
+    group.add_argument("--spec-tokens", type=int, default=0, help="speculative decoding: draft tokens a step")
+    group.add_argument("--spec-accept", type=float, default=0.6, help="chance each draft token is accepted")
+    group.add_argument("--seed", type=int, default=0, help="seed of the speculative acceptance draws")
+    group.add_argument("--cost-model", choices=COST_MODELS, default="ticks",
+                       help="ticks (each iteration one tick) or linear (ms; arrivals read as ms)")
+    group.add_argument("--cost-preset", choices=sorted(COST_PRESETS), help="linear coefficients of a preset")
+    for name, default in (("c0", 8.0), ("c-prefill", 0.1), ("c-decode", 0.5), ("c-attn", 0.002)):
+        group.add_argument(f"--{name}", type=float, help=f"linear model: {name} in ms (default {default})")
+
+
+def _setup(args) -> tuple[Config, Policy]:
+    cost = COST_PRESETS[args.cost_preset] if args.cost_preset else CostModel()
+    coefficients = {k: getattr(args, k) for k in ("c0", "c_prefill", "c_decode", "c_attn")
+                    if getattr(args, k) is not None}
+    cost = replace(cost, kind="linear" if args.cost_preset else args.cost_model, **coefficients)
+    config = Config(args.token_budget, args.max_seqs, args.first_token, SLO(args.slo_ttft, args.slo_tpot, args.slo_e2e),
+                    args.kv_blocks, args.block_size, args.swap_cost, cost)
+    policy = Policy(args.policy, args.order, args.sjf_key, args.aging_rate, args.preemptive_priority,
+                    tuple(args.tenant_quota), args.chunk_size, args.mixing, args.kv_admission, args.preempt,
+                    args.victim, args.timeout, args.graph_buckets, args.spec_tokens, args.spec_accept, args.seed)
+    return config, policy
+
+
 def _load(args) -> Trace:
     try:
         with open(args.trace, "rb") as file:
@@ -89,16 +164,17 @@ def _load(args) -> Trace:
     return result.trace
 
 
-def _run(trace: Trace, config: Config, policies: tuple[str, ...], as_json: bool) -> str:
+def _run(trace: Trace, config: Config, policies: tuple[Policy | str, ...], as_json: bool) -> str:
     runs = []
     for policy in policies:
         schedule = simulate(trace, config, policy)
-        runs.append((schedule, compute(schedule)))
+        emitted = schedule.emitted()
+        runs.append((schedule, compute(schedule, emitted=emitted), emitted))
     if as_json:
-        objects = [run_json(s, m) for s, m in runs]
-        document = objects[0] if len(objects) == 1 else {m.policy: o for (_, m), o in zip(runs, objects)}
+        objects = [run_json(s, m, e) for s, m, e in runs]
+        document = objects[0] if len(objects) == 1 else {m.policy: o for (_, m, _), o in zip(runs, objects)}
         return json.dumps(document, separators=(",", ":"), check_circular=False)
-    return "\n\n".join(summary_text(m) for _, m in runs)
+    return "\n\n".join(summary_text(m) for _, m, _ in runs)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -108,9 +184,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         args = _parser().parse_args(argv)
         if args.command == "run":
-            slo = SLO(args.slo_ttft, args.slo_tpot, args.slo_e2e)
-            config = Config(args.token_budget, args.max_seqs, args.first_token, slo)
-            sys.stdout.write(_run(_load(args), config, (args.policy,), args.json) + "\n")
+            config, policy = _setup(args)
+            sys.stdout.write(_run(_load(args), config, (policy,), args.json))
+            sys.stdout.write("\n")
         elif args.command == "example":
             print(_run(read_csv(SEED_CSV), Config(SEED_BUDGET), ("static", "continuous"), args.json))
         else:

@@ -1,24 +1,46 @@
-"""Scheduler budgets and SLO thresholds: frozen, validated on construction, passed explicitly."""
+"""What the scheduler may do: the shared budgets and hardware (Config) and one policy's choices (Policy).
+
+Both are frozen and validated on construction. A fair A/B runs two Policies under one Config."""
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 FIRST_TOKEN_MODES = ("decode", "prefill")
-POLICIES = ("static", "continuous")
+POLICIES = ("static", "continuous")  # the batching of a Policy
+ORDERS = ("fcfs-skip", "fcfs", "priority", "sjf", "edf", "aging")
+SJF_KEYS = ("prompt", "output")
+MIXING = ("decode-first", "prefill-first")
+KV_ADMISSION = ("reserve", "overcommit")
+PREEMPT = ("recompute", "swap")
+VICTIMS = ("latest", "lowest-priority")
+COST_MODELS = ("ticks", "linear")
 
 
 class ConfigError(ValueError):
-    """A budget or threshold out of range; `field` names the input to fix."""
+    """A budget or option out of range; `field` names the input to fix."""
 
     def __init__(self, field: str, message: str):
         self.field = field
         super().__init__(f"{field}: {message}")
 
 
-def _positive_int(name: str, value: object) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ConfigError(name, f"must be a whole number >= 1, got {value!r}")
+def _whole(name: str, value: object, low: int = 1) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        raise ConfigError(name, f"must be a whole number >= {low}, got {value!r}")
+
+
+def _number(name: str, value: object, low: float = 0.0, high: float = math.inf, open_low: bool = False) -> None:
+    bad = isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value)
+    if bad or value < low or (open_low and value == low) or value > high:
+        bound = f"> {low}" if open_low else f">= {low}"
+        raise ConfigError(name, f"must be a number {bound}" + (f" and <= {high}" if high < math.inf else "")
+                          + f", got {value!r}")
+
+
+def _choice(name: str, value: object, choices: tuple[str, ...]) -> None:
+    if value not in choices:
+        raise ConfigError(name, f"must be one of {', '.join(choices)}, got {value!r}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,39 +52,170 @@ class SLO:
 
     def __post_init__(self):
         for name in ("ttft", "tpot", "e2e"):
-            value = getattr(self, name)
-            if value is None:
-                continue
-            if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) \
-                    or value <= 0:
-                raise ConfigError(f"slo_{name}", f"must be a number > 0, got {value!r}")
+            if getattr(self, name) is not None:
+                _number(f"slo_{name}", getattr(self, name), open_low=True)
+
+
+@dataclass(frozen=True, slots=True)
+class CostModel:
+    """How long an iteration takes. `ticks`: one tick each, the seed's token-work model. `linear`:
+    t = c0 + c_prefill * prefill_tokens + c_decode * decode_sequences + c_attn * context_tokens_read, in ms
+    (prefill and decode tokens cost differently, as the design document warns they do)."""
+    kind: str = "ticks"
+    c0: float = 8.0
+    c_prefill: float = 0.1
+    c_decode: float = 0.5
+    c_attn: float = 0.002
+
+    def __post_init__(self):
+        _choice("cost_model", self.kind, COST_MODELS)
+        for name in ("c0", "c_prefill", "c_decode", "c_attn"):
+            _number(name, getattr(self, name))
+        if self.kind == "linear" and self.c0 + self.c_prefill + self.c_decode == 0:
+            raise ConfigError("c0", "an iteration must take some time: c0, c_prefill or c_decode must be > 0")
+
+    @property
+    def unit(self) -> str:
+        return "tick" if self.kind == "ticks" else "ms"
+
+    def duration(self, prefill_tokens: int, decode_sequences: int, context_read: int) -> float:
+        if self.kind == "ticks":
+            return 1
+        return self.c0 + self.c_prefill * prefill_tokens + self.c_decode * decode_sequences \
+            + self.c_attn * context_read
+
+
+# Coefficients (ms) of a few teaching setups; the lab lets users edit them.
+COST_PRESETS = {
+    "small-gpu": CostModel("linear", c0=8.0, c_prefill=0.1, c_decode=0.5, c_attn=0.002),
+    "big-gpu": CostModel("linear", c0=4.0, c_prefill=0.02, c_decode=0.15, c_attn=0.0005),
+    "cpu-tiny-model": CostModel("linear", c0=1.5, c_prefill=0.05, c_decode=0.3, c_attn=0.001),
+}
 
 
 @dataclass(frozen=True, slots=True)
 class Config:
-    """What one scheduler may do per tick.
+    """The budgets, output semantics and hardware shared by every policy compared.
 
-    token_budget: token-work per tick (prefill tokens + decode tokens + padding slots).
+    token_budget: token-work per iteration (prefill tokens + decode token-work + padding slots).
     max_seqs: most requests in one iteration's batch (None: limited only by the token budget).
-    first_token: "decode" (the seed's teaching mode: a prefill tick emits nothing, the first token comes
-        from the first decode tick) or "prefill" (the prefill iteration samples the first token, as vLLM).
+    first_token: "decode" (the seed's teaching mode: a prefill emits nothing, the first token comes from the
+        first decode) or "prefill" (the iteration that completes a prefill samples a token, as vLLM does).
+    kv_blocks, block_size: the paged KV cache (None: unlimited, not tracked).
+    swap_cost: iterations a swapped-out request needs to bring its blocks back.
+    cost: the latency of an iteration (ticks, or a linear model in ms; arrivals are then read in ms).
     """
     token_budget: int = 8
     max_seqs: int | None = None
     first_token: str = "decode"
     slo: SLO = field(default_factory=SLO)
+    kv_blocks: int | None = None
+    block_size: int = 4
+    swap_cost: int = 2
+    cost: CostModel = field(default_factory=CostModel)
 
     def __post_init__(self):
-        _positive_int("token_budget", self.token_budget)
+        _whole("token_budget", self.token_budget)
         if self.max_seqs is not None:
-            _positive_int("max_seqs", self.max_seqs)
-        if self.first_token not in FIRST_TOKEN_MODES:
-            raise ConfigError("first_token", f"must be one of {', '.join(FIRST_TOKEN_MODES)}, "
-                                             f"got {self.first_token!r}")
+            _whole("max_seqs", self.max_seqs)
+        _choice("first_token", self.first_token, FIRST_TOKEN_MODES)
         if not isinstance(self.slo, SLO):
             raise ConfigError("slo", "must be an SLO")
+        if self.kv_blocks is not None:
+            _whole("kv_blocks", self.kv_blocks)
+        _whole("block_size", self.block_size)
+        _whole("swap_cost", self.swap_cost, low=0)
+        if not isinstance(self.cost, CostModel):
+            raise ConfigError("cost", "must be a CostModel")
 
     @property
     def seq_limit(self) -> int:
         """Slots that can ever be used at once: every running request costs at least one token a tick."""
         return self.token_budget if self.max_seqs is None else min(self.max_seqs, self.token_budget)
+
+
+@dataclass(frozen=True, slots=True)
+class Policy:
+    """One scheduler's choices; the defaults are the seed's continuous loop.
+
+    batching: "static" (a batch at a time, padded) or "continuous" (iteration-level scheduling).
+    order: waiting-queue order: fcfs-skip (arrival order, skipping requests that do not fit: the seed's loop),
+        fcfs (arrival order with head-of-line blocking), priority (lower value first), sjf (shortest job
+        first by `sjf_key`), edf (earliest deadline first), aging (priority improved by `aging_rate` a tick).
+    preemptive_priority: a waiting request may preempt running ones of lower priority to get in.
+    tenant_quotas: (tenant, share) pairs: a tenant's token-work in an iteration stays within share x budget.
+    chunk_size: chunked prefill (Sarathi): at most this many prompt tokens of a request an iteration.
+    mixing: decode-first (decodes, then prefill in the budget left) or prefill-first (an iteration with
+        prefill work does no decodes: prefill/decode interference made visible).
+    kv_admission: reserve (blocks for prompt + whole output at admission) or overcommit (blocks as tokens
+        grow; preempt when they run out). preempt: recompute or swap. victim: latest or lowest-priority.
+    timeout: cancel a request this many time units after its arrival if it has not finished.
+    graph_buckets: captured decode batch sizes; a decode-only batch is padded up to the next one.
+    spec_tokens, spec_accept, seed: speculative decoding with k draft tokens accepted with probability p
+        each (deterministic for the seed); verification costs k + 1 token-work a request.
+    """
+    batching: str = "continuous"
+    order: str = "fcfs-skip"
+    sjf_key: str = "prompt"
+    aging_rate: float = 1.0
+    preemptive_priority: bool = False
+    tenant_quotas: tuple[tuple[str, float], ...] = ()
+    chunk_size: int | None = None
+    mixing: str = "decode-first"
+    kv_admission: str = "reserve"
+    preempt: str = "recompute"
+    victim: str = "latest"
+    timeout: int | None = None
+    graph_buckets: tuple[int, ...] = ()
+    spec_tokens: int = 0
+    spec_accept: float = 0.6
+    seed: int = 0
+
+    def __post_init__(self):
+        _choice("policy", self.batching, POLICIES)
+        _choice("order", self.order, ORDERS)
+        _choice("sjf_key", self.sjf_key, SJF_KEYS)
+        _number("aging_rate", self.aging_rate)
+        if not isinstance(self.preemptive_priority, bool):
+            raise ConfigError("preemptive_priority", "must be true or false")
+        quotas = self.tenant_quotas
+        if not isinstance(quotas, tuple) or not all(isinstance(q, tuple) and len(q) == 2 for q in quotas):
+            raise ConfigError("tenant_quotas", "must be (tenant, share) pairs")
+        for tenant, share in quotas:
+            if not isinstance(tenant, str):
+                raise ConfigError("tenant_quotas", f"tenant names are text, got {tenant!r}")
+            _number("tenant_quotas", share, high=1.0, open_low=True)
+        if len({tenant for tenant, _ in quotas}) < len(quotas):
+            raise ConfigError("tenant_quotas", "names a tenant twice")
+        if self.chunk_size is not None:
+            _whole("chunk_size", self.chunk_size)
+        _choice("mixing", self.mixing, MIXING)
+        _choice("kv_admission", self.kv_admission, KV_ADMISSION)
+        _choice("preempt", self.preempt, PREEMPT)
+        _choice("victim", self.victim, VICTIMS)
+        if self.timeout is not None:
+            _whole("timeout", self.timeout)
+        buckets = self.graph_buckets
+        if not isinstance(buckets, tuple) or any(isinstance(b, bool) or not isinstance(b, int) or b < 1
+                                                 for b in buckets):
+            raise ConfigError("graph_buckets", "must be whole numbers >= 1")
+        if list(buckets) != sorted(set(buckets)):
+            raise ConfigError("graph_buckets", "must be increasing, each size once")
+        _whole("spec_tokens", self.spec_tokens, low=0)
+        _number("spec_accept", self.spec_accept, high=1.0)
+        _whole("seed", self.seed, low=0)
+        if self.batching == "static":
+            for name, plain in (("chunk_size", None), ("mixing", "decode-first"), ("kv_admission", "reserve"),
+                                ("spec_tokens", 0), ("tenant_quotas", ()), ("preemptive_priority", False)):
+                if getattr(self, name) != plain:
+                    raise ConfigError(name, "applies to continuous batching only")
+
+    @classmethod
+    def named(cls, batching: str) -> Policy:
+        return cls(batching=batching)
+
+    def changes(self) -> dict[str, object]:
+        """The options that differ from the seed's defaults (batching aside), for labels and exports."""
+        plain = Policy(batching=self.batching)
+        return {f.name: getattr(self, f.name) for f in fields(self)
+                if f.name != "batching" and getattr(self, f.name) != getattr(plain, f.name)}

@@ -1,29 +1,46 @@
-"""The simulator's executor: runs the scheduler's iterations with the seed's cost model (one tick each).
+"""The simulator's executor: runs the scheduler's iterations under a cost model (ticks, or a linear latency
+model in ms) and returns the Schedule.
 
-Time jumps over idle ticks to the next arrival, and a run of identical decode ticks is one event, so the
-cost grows with arrivals and completions, not with ticks or tokens.
+Time jumps over idle stretches to the next event, and a run of identical decode iterations is one event,
+so the cost grows with arrivals and completions, not with ticks or tokens.
 """
 from __future__ import annotations
 
-from .config import Config
-from .policies import NEVER, make_scheduler
+from .config import Config, Policy
+from .policies import make_scheduler
+from .queue import NEVER
 from .schedule import Schedule
+from .scheduler import Scheduler
 from .trace import Trace
 
 
-def simulate(trace: Trace, config: Config, policy: str) -> Schedule:
+def simulate(trace: Trace, config: Config, policy: Policy | str) -> Schedule:
     """The Schedule of `trace` under `policy`; deterministic for the same inputs."""
-    scheduler = make_scheduler(policy, trace, config)
-    plan, commit = scheduler.plan, scheduler.commit
+    return run(make_scheduler(policy, trace, config))
+
+
+def run(scheduler: Scheduler) -> Schedule:
+    """Drive a scheduler to the end of its trace under its config's cost model."""
+    plan, commit, cost = scheduler.plan, scheduler.commit, scheduler.config.cost
+    ticks = cost.kind == "ticks"
     now = 0
     while scheduler.remaining:
         iteration = plan(now, NEVER)
         if iteration is None:
-            arrival = scheduler.next_arrival()
-            if arrival is None:
-                raise RuntimeError(f"{policy}: requests left but nothing can run")  # a scheduler bug
-            now = max(now + 1, arrival)
+            upcoming = scheduler.next_event()
+            if upcoming is None:
+                if not scheduler.remaining:
+                    break  # the last requests were cancelled or rejected in that plan
+                raise RuntimeError("requests are left but nothing can run")  # a scheduler bug, never a hang
+            now = upcoming if upcoming > now else now + (1 if ticks else 1e-9)
             continue
-        commit(iteration, now, now + iteration.repeat)
-        now += iteration.repeat
+        if ticks:
+            end = now + iteration.repeat
+        else:  # padding is a padded prompt position in a prefill and an idle slot in a decode: it costs as such
+            padding = (iteration.padding, 0) if iteration.prefill else (0, iteration.padding)
+            length = cost.duration(iteration.prefill_tokens + padding[0],
+                                   iteration.decode_work + iteration.graph_padding + padding[1], iteration.context_read)
+            end = now + length * iteration.repeat
+        commit(iteration, now, end)
+        now = end
     return scheduler.schedule

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import csv
 import io
+from bisect import bisect_right
+from dataclasses import asdict
 
 from .metrics import LATENCIES, PERCENTILES, Metrics
 from .schedule import Schedule
@@ -15,31 +17,71 @@ def _number(value: float) -> float:
     return value
 
 
-def run_json(schedule: Schedule, metrics: Metrics, emitted: bool = True) -> dict:
-    """One JSON-ready object: the budgets, the overall metrics, every request and every step."""
-    config, slo = schedule.config, schedule.config.slo
+def step_events(schedule: Schedule) -> list[dict[str, list[int]]]:
+    """Per step, the requests each kind of event (preempt, swap_out, swap_in, cancel, reject) touched at
+    its start or during it."""
+    starts = [s.start for s in schedule.steps]
+    out: list[dict[str, list[int]]] = [{} for _ in starts]
+    for time, kind, index in schedule.events:
+        step = max(0, bisect_right(starts, time) - 1)
+        if out:
+            out[step].setdefault(kind, []).append(index)
+    return out
+
+
+def run_json(schedule: Schedule, metrics: Metrics, emitted: list[list[float]] | None = None) -> dict:
+    """One JSON-ready object: the budgets and options, the overall metrics, every request and every step.
+    Fields of an option (KV blocks, preemptions, graph padding, speculation) appear when it is on."""
+    config, slo, m = schedule.config, schedule.config.slo, metrics
     names = [r.name for r in schedule.requests]
     requests = [{"name": r.name, "arrival": r.arrival, "prompt": r.prompt, "output": r.output,
                  "queue_time": r.queue_time, "ttft": r.ttft, "tpot": r.tpot, "e2e": r.e2e,
-                 "completion": r.completion, "finish_reason": r.finish_reason, "meets_slo": r.meets_slo}
-                for r in metrics.requests]
-    if emitted:
-        for row, times in zip(requests, schedule.emitted()):
-            row["emitted"] = times
+                 "completion": r.completion, "finish_reason": r.finish_reason, "meets_slo": r.meets_slo,
+                 "preemptions": r.preemptions}
+                for r in m.requests]
+    for row, times in zip(requests, schedule.emitted() if emitted is None else emitted):
+        row["emitted"] = times
+    options = schedule.options
+    for row, r, timeline in zip(requests, m.requests, schedule.requests):
+        if r.finish_reason == "cancelled":
+            row.update(cancel_time=timeline.cancel_time, delivered=r.delivered, wasted=r.wasted)
+        elif r.finish_reason == "rejected":
+            row["reject_reason"] = timeline.reject_reason
+        if r.recomputed:
+            row["recomputed"] = r.recomputed
     steps = [{"start": s.start, "end": s.end, "running": list(map(names.__getitem__, members)),
               "prefill_tokens": s.prefill_tokens, "decode_tokens": s.decode_tokens, "padding_tokens": s.padding_tokens}
              for s, members in zip(schedule.steps, schedule.members())]
+    kv, buckets, spec = config.kv_blocks is not None, bool(options and options.graph_buckets), \
+        bool(options and options.spec_tokens)
+    if kv or buckets or spec or schedule.events:
+        for row, step, events in zip(steps, schedule.steps, step_events(schedule)):
+            if kv:
+                row["kv_blocks_used"] = step.kv_blocks
+            for key, kind in (("preempted", "preempt"), ("swapped", "swap_out"), ("swapped_in", "swap_in"),
+                              ("cancelled", "cancel"), ("rejected", "reject")):
+                if kind in events:
+                    row[key] = [names[i] for i in events[kind]]
+            if buckets:
+                row["graph_padding"] = step.graph_padding
+            if spec:
+                row["decode_sequences"], row["spec_accepted"] = step.decode_sequences, step.spec_accepted
     return {
-        "policy": metrics.policy, "unit": metrics.unit, "token_budget": config.token_budget,
-        "max_seqs": config.max_seqs, "first_token": config.first_token,
-        "makespan": _number(metrics.makespan), "padding_waste": metrics.padding_waste,
-        "throughput": _number(metrics.throughput), "request_throughput": _number(metrics.request_throughput),
-        "utilization": _number(metrics.utilization),
-        "goodput": {"requests": metrics.goodput_requests, "tokens": metrics.goodput_tokens,
-                    "attainment": _number(metrics.slo_attainment), "rate": _number(metrics.goodput),
+        "policy": m.policy, "options": options.changes() if options else {}, "unit": m.unit,
+        "token_budget": config.token_budget, "max_seqs": config.max_seqs, "first_token": config.first_token,
+        "kv_blocks": config.kv_blocks, "block_size": config.block_size, "cost_model": asdict(config.cost),
+        "makespan": _number(m.makespan), "padding_waste": m.padding_waste,
+        "throughput": _number(m.throughput), "request_throughput": _number(m.request_throughput),
+        "utilization": _number(m.utilization),
+        "goodput": {"requests": m.goodput_requests, "tokens": m.goodput_tokens,
+                    "attainment": _number(m.slo_attainment), "rate": _number(m.goodput),
                     "slo": {"ttft": slo.ttft, "tpot": slo.tpot, "e2e": slo.e2e}},
-        "percentiles": {name: {f"p{q}": _number(v) for q, v in metrics.percentiles[name].items()}
-                        for name in LATENCIES},
+        "percentiles": {name: {f"p{q}": _number(v) for q, v in m.percentiles[name].items()}
+                        for name in (*LATENCIES, "itl")},
+        "finished": m.finished, "cancelled": m.cancelled, "rejected": m.rejected,
+        "preemptions": m.preemptions, "recomputed_tokens": m.recomputed_tokens, "swapped_blocks": m.swapped_blocks,
+        "wasted_tokens": m.wasted_tokens, "graph_padding": m.graph_padding, "spec_accepted": m.spec_accepted,
+        "kv_peak": m.kv_peak, "kv_mean": None if m.kv_mean is None else _number(m.kv_mean),
         "requests": requests, "steps": steps,
     }
 
@@ -93,7 +135,8 @@ def _csv(headers: list[str], rows: list[list[object]]) -> str:
 
 
 REQUEST_COLUMNS = ["name", "arrival", "prompt", "output", "queue_time", "ttft", "tpot", "e2e", "completion",
-                   "finish_reason", "meets_slo"]
+                   "finish_reason", "meets_slo", "delivered", "wasted", "preemptions", "recomputed", "tenant",
+                   "priority"]
 
 
 def requests_csv(runs: list[Metrics]) -> str:
@@ -109,9 +152,12 @@ def overall_rows(metrics: Metrics) -> dict[str, float]:
            "request_throughput": m.request_throughput, "padding_waste": m.padding_waste,
            "utilization": m.utilization, "goodput_requests": m.goodput_requests,
            "goodput_tokens": m.goodput_tokens, "slo_attainment": m.slo_attainment}
-    for name in LATENCIES:
+    for name in (*LATENCIES, "itl"):
         for q, value in m.percentiles[name].items():
             row[f"{name}_p{q}"] = value
+    row.update(finished=m.finished, cancelled=m.cancelled, rejected=m.rejected, preemptions=m.preemptions,
+               recomputed_tokens=m.recomputed_tokens, swapped_blocks=m.swapped_blocks, wasted_tokens=m.wasted_tokens,
+               graph_padding=m.graph_padding, spec_accepted=m.spec_accepted, kv_peak=m.kv_peak, kv_mean=m.kv_mean)
     return row
 
 

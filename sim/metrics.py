@@ -1,7 +1,9 @@
-"""Serving metrics, read only from a Schedule: per request latencies and the run's totals and percentiles."""
+"""Serving metrics, read only from a Schedule: per request latencies and how it ended, the run's totals,
+percentiles and goodput, and tables per tenant or priority."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import NamedTuple
 
 from .config import SLO
@@ -16,13 +18,19 @@ class RequestMetrics(NamedTuple):
     arrival: float
     prompt: int
     output: int
-    queue_time: float  # arrival to the first tick in which it gets token-work
-    ttft: float  # arrival to its first emitted token
-    tpot: float  # mean gap between its emitted tokens (0 for a one-token output)
-    e2e: float  # arrival to its last token
-    completion: float  # when its last token is emitted
-    finish_reason: str
+    queue_time: float | None  # arrival to the first iteration in which it gets token-work
+    ttft: float | None  # arrival to its first emitted token
+    tpot: float | None  # mean gap between its emitted tokens (0 for a one-token output); finished requests
+    e2e: float | None  # arrival to its last token; finished requests
+    completion: float | None  # when its last token is emitted; finished requests
+    finish_reason: str  # finished, cancelled or rejected
     meets_slo: bool
+    delivered: int  # output tokens its user received
+    wasted: int  # tokens generated for it but never delivered (made after its cancel)
+    preemptions: int
+    recomputed: int
+    tenant: str
+    priority: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,18 +39,29 @@ class Metrics:
     unit: str
     token_budget: int
     requests: tuple[RequestMetrics, ...]
-    makespan: float  # from time 0 until the last token is emitted
-    output_tokens: int
-    throughput: float  # output tokens per unit of time over the makespan
+    makespan: float  # from time 0 until the last request leaves the batch
+    output_tokens: int  # tokens delivered
+    throughput: float  # delivered output tokens per unit of time over the makespan
     request_throughput: float  # finished requests per unit of time over the makespan
     prefill_tokens: int
-    decode_tokens: int
+    decode_tokens: int  # decode token-work (k + 1 a step with speculative decoding)
     padding_waste: int  # padded prompt positions + idle decode slots of finished batch members
-    utilization: float  # useful token-work (prefill + decode) / (token budget x makespan)
-    percentiles: dict[str, dict[int, float]]  # latency -> {50: p50, 90: p90, 99: p99}
-    goodput_requests: int  # requests that meet every given SLO
+    utilization: float  # useful token-work / the budget over the makespan (ticks) or the iterations (ms)
+    percentiles: dict[str, dict[int, float]]  # latency (and "itl": every inter-token gap) -> {50: p50, ...}
+    goodput_requests: int  # finished requests that meet every given SLO
     goodput_tokens: int  # output tokens of those requests
-    slo_attainment: float  # share of requests that meet every given SLO
+    slo_attainment: float  # share of all requests that finished meeting every given SLO
+    finished: int
+    cancelled: int
+    rejected: int
+    preemptions: int
+    recomputed_tokens: int
+    swapped_blocks: int
+    wasted_tokens: int
+    graph_padding: int
+    spec_accepted: int
+    kv_peak: int | None  # KV blocks, at most and on average over the makespan (None: not tracked)
+    kv_mean: float | None
 
     @property
     def goodput(self) -> float:
@@ -77,42 +96,101 @@ def meets(slo: SLO, ttft: float, tpot: float, e2e: float) -> bool:
                for limit, value in ((slo.ttft, ttft), (slo.tpot, tpot), (slo.e2e, e2e)))
 
 
-def request_metrics(schedule: Schedule, slo: SLO) -> tuple[RequestMetrics, ...]:
+def request_metrics(schedule: Schedule, slo: SLO, emitted: list[list[float]]) -> tuple[RequestMetrics, ...]:
     any_slo = slo != SLO()
     out = []
-    for r in schedule.requests:
-        ttft = r.first_token - r.arrival
-        tpot = ratio(r.completion - r.first_token, r.output - 1) if r.output > 1 else 0
-        e2e = r.completion - r.arrival
-        out.append(RequestMetrics(r.name, r.arrival, r.prompt, r.output, r.first_work - r.arrival, ttft, tpot,
-                                  e2e, r.completion, r.finish_reason, not any_slo or meets(slo, ttft, tpot, e2e)))
+    for index, r in enumerate(schedule.requests):
+        queue = None
+        for segment in r.segments:  # its first segment of token-work ends its queue time
+            if segment.phase == "prefill" or segment.phase == "decode":
+                queue = segment.start - r.arrival
+                break
+        ttft = None if r.first_token is None else r.first_token - r.arrival
+        tpot = e2e = None
+        delivered, wasted = 0, 0
+        if r.finish_reason == "finished":
+            tpot = ratio(r.completion - r.first_token, r.output - 1) if r.output > 1 else 0
+            e2e = r.completion - r.arrival
+            delivered = r.output
+        elif r.cancel_time is not None:
+            delivered = sum(1 for t in emitted[index] if t <= r.cancel_time)
+            wasted = len(emitted[index]) - delivered
+        good = r.finish_reason == "finished" and (not any_slo or meets(slo, ttft, tpot, e2e))
+        out.append(RequestMetrics(r.name, r.arrival, r.prompt, r.output, queue, ttft, tpot, e2e, r.completion,
+                                  r.finish_reason, good, delivered, wasted, r.preemptions, r.recomputed, r.tenant,
+                                  r.priority))
     return tuple(out)
 
 
-def compute(schedule: Schedule, slo: SLO | None = None) -> Metrics:
-    """Every metric of the run; `slo` defaults to the thresholds of the schedule's config."""
+def compute(schedule: Schedule, slo: SLO | None = None, emitted: list[list[float]] | None = None) -> Metrics:
+    """Every metric of the run; `slo` defaults to the thresholds of the schedule's config. `emitted` may pass
+    schedule.emitted() when the caller has it already."""
     slo = schedule.config.slo if slo is None else slo
-    requests = request_metrics(schedule, slo)
+    emitted = schedule.emitted() if emitted is None else emitted
+    requests = request_metrics(schedule, slo, emitted)
     makespan = schedule.makespan
-    prefill = decode = padding = 0
+    prefill = decode = padding = graph = accepted = iterations = 0
     for s in schedule.steps:
-        prefill += s.prefill_tokens * s.iterations
-        decode += s.decode_tokens * s.iterations
-        padding += s.padding_tokens * s.iterations
-    output_tokens = sum(r.output for r in requests)
+        n = s.iterations
+        prefill += s.prefill_tokens * n
+        decode += s.decode_tokens * n
+        padding += s.padding_tokens * n
+        graph += s.graph_padding * n
+        accepted += s.spec_accepted * n
+        iterations += n
+    kv_peak, kv_area = None, 0
+    if schedule.config.kv_blocks:
+        kv_peak = max((s.kv_blocks for s in schedule.steps), default=0)
+        kv_area = sum(s.kv_blocks * (s.end - s.start) for s in schedule.steps)
+    output_tokens = sum(r.delivered for r in requests)
     good = [r for r in requests if r.meets_slo]
+    reasons = [r.finish_reason for r in requests]
     per_time = (lambda x: x / makespan) if makespan else (lambda x: 0.0)
     budget = schedule.config.token_budget
+    budget_time = makespan if schedule.unit == "tick" else iterations
+    timelines = schedule.requests
     return Metrics(
         policy=schedule.policy, unit=schedule.unit, token_budget=budget, requests=requests,
         makespan=makespan, output_tokens=output_tokens, throughput=per_time(output_tokens),
-        request_throughput=per_time(len(requests)), prefill_tokens=prefill, decode_tokens=decode,
-        padding_waste=padding, utilization=per_time((prefill + decode) / budget),
-        percentiles={name: percentiles([getattr(r, name) for r in requests]) for name in LATENCIES},
+        request_throughput=per_time(reasons.count("finished")), prefill_tokens=prefill, decode_tokens=decode,
+        padding_waste=padding,
+        utilization=(prefill + decode) / (budget * budget_time) if budget_time else 0.0,
+        percentiles={**{name: percentiles([v for v in map(attrgetter(name), requests) if v is not None])
+                        for name in LATENCIES},
+                     "itl": percentiles([b - a for times in emitted for a, b in zip(times, times[1:])])},
         goodput_requests=len(good), goodput_tokens=sum(r.output for r in good),
-        slo_attainment=len(good) / len(requests) if requests else 0.0)
+        slo_attainment=len(good) / len(requests) if requests else 0.0,
+        finished=reasons.count("finished"), cancelled=reasons.count("cancelled"), rejected=reasons.count("rejected"),
+        preemptions=sum(t.preemptions for t in timelines), recomputed_tokens=sum(t.recomputed for t in timelines),
+        swapped_blocks=sum(t.swapped_blocks for t in timelines), wasted_tokens=sum(r.wasted for r in requests),
+        graph_padding=graph, spec_accepted=accepted, kv_peak=kv_peak,
+        kv_mean=kv_area / makespan if kv_peak is not None and makespan else None)
 
 
 def inter_token_gaps(schedule: Schedule) -> list[list[float]]:
     """Per request, the gaps between consecutive emitted tokens (TPOT is their mean)."""
     return [[b - a for a, b in zip(times, times[1:])] for times in schedule.emitted()]
+
+
+GROUP_COLUMNS = ("requests", "finished", "cancelled", "rejected", "goodput", "tokens", "ttft_p50", "ttft_p90",
+                 "tpot_p50", "e2e_p50", "e2e_p90")
+
+
+def group_table(metrics: Metrics, key: str) -> list[dict]:
+    """One row per tenant (key="tenant") or priority (key="priority"): counts, tokens and latencies."""
+    groups: dict[object, list[RequestMetrics]] = {}
+    for r in metrics.requests:
+        groups.setdefault(getattr(r, key), []).append(r)
+    rows = []
+    for value in sorted(groups, key=lambda v: (str(type(v)), v)):
+        members = groups[value]
+        ttft = percentiles([r.ttft for r in members if r.ttft is not None])
+        tpot = percentiles([r.tpot for r in members if r.tpot is not None])
+        e2e = percentiles([r.e2e for r in members if r.e2e is not None])
+        reasons = [r.finish_reason for r in members]
+        rows.append({key: value, "requests": len(members), "finished": reasons.count("finished"),
+                     "cancelled": reasons.count("cancelled"), "rejected": reasons.count("rejected"),
+                     "goodput": sum(r.meets_slo for r in members), "tokens": sum(r.delivered for r in members),
+                     "ttft_p50": ttft[50], "ttft_p90": ttft[90], "tpot_p50": tpot[50], "e2e_p50": e2e[50],
+                     "e2e_p90": e2e[90]})
+    return rows

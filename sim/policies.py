@@ -1,295 +1,466 @@
-"""The one scheduler: state shared by every policy, and the static and continuous batching policies.
-
-An executor drives it one iteration at a time: `plan(now)` decides the next iteration (which requests
-prefill how many tokens, how many decode, how many slots are padding), the executor runs it (a cost
-model in the simulator, a batched forward pass in the real engine) and `commit(iteration, start, end)`
-records it. `plan` says when the same iteration repeats unchanged (`repeat`), so the simulator can
-run a stretch of identical decode ticks as one event instead of visiting every tick.
-"""
+"""The batching policies of the one scheduler: continuous (iteration-level) and static batching."""
 from __future__ import annotations
 
 import heapq
-from dataclasses import dataclass, field
+import math
 
-from .config import Config
-from .schedule import RequestTimeline, Schedule, Segment, iteration_length
-from .trace import Trace, check_budget
-
-NEVER = 1 << 62
-
-
-class MinTree:
-    """Admission costs of waiting requests by queue position; finds the first one that fits in O(log n)."""
-
-    def __init__(self, n: int):
-        self.size = 1 << max(0, (n - 1).bit_length())
-        self.tree = [NEVER] * (2 * self.size)
-        self.count = 0
-
-    def set(self, position: int, cost: int) -> None:
-        i = position + self.size
-        tree = self.tree
-        self.count += (cost < NEVER) - (tree[i] < NEVER)
-        tree[i] = cost
-        while i > 1:
-            i >>= 1
-            left, right = tree[2 * i], tree[2 * i + 1]
-            low = left if left < right else right
-            if tree[i] == low:
-                break
-            tree[i] = low
-
-    def pop_first(self, limit: int) -> int:
-        """Remove and return the first position whose cost is <= limit, or -1 if there is none."""
-        tree = self.tree
-        if tree[1] > limit:
-            return -1
-        i, size = 1, self.size
-        while i < size:
-            i = 2 * i if tree[2 * i] <= limit else 2 * i + 1
-        self.set(i - size, NEVER)
-        return i - size
-
-
-@dataclass(slots=True)
-class Iteration:
-    """One model iteration as planned; `repeat` identical iterations may run back to back."""
-    prefill: list[tuple[int, int]]  # (request index, prompt tokens it prefills in this iteration)
-    decode: int  # requests decoding one token each
-    padding: int = 0  # padded prompt positions and idle decode slots (static batching)
-    finishing: list[int] = field(default_factory=list)  # requests whose last token this iteration emits
-    admitted: list[int] = field(default_factory=list)  # requests that take a batch slot in this iteration
-    prefill_done: list[int] = field(default_factory=list)  # requests whose prompt this iteration completes
-    repeat: int = 1
-    prefill_tokens: int = 0  # the sum of the prefill column
-
-    @property
-    def token_work(self) -> int:
-        return self.prefill_tokens + self.decode + self.padding
-
-
-class Scheduler:
-    """State every policy shares: arrivals, the waiting queue, batch slots and the timeline being recorded."""
-    name = ""
-
-    def __init__(self, trace: Trace, config: Config):
-        check_budget(trace, config.token_budget)
-        self.requests = trace.requests
-        self.config = config
-        self.prefill_emits = config.first_token == "prefill"
-        self.seq_limit = config.seq_limit
-        self.schedule = Schedule(self.name, config, [
-            RequestTimeline(r.name, r.arrival, r.prompt, r.output) for r in trace.requests])
-        self.arrived = 0  # requests[:arrived] have reached the waiting queue
-        self.waiting = MinTree(len(trace.requests))
-        self.running: dict[int, None] = {}  # requests holding a batch slot, in admission order
-        self.decoding = 0  # running requests that decode in the next iteration
-        self.last_decode: list[tuple[int, int]] = []  # heap of (iteration of the last decode, request)
-        self.starting: list[int] = []  # requests whose first decode iteration is the next one
-        self.decode_start: dict[int, float] = {}
-        self.iterations = 0
-        self.version = 0  # bumped whenever batch membership changes
-        self.remaining = len(trace.requests)
-
-    @property
-    def done(self) -> bool:
-        return self.remaining == 0
-
-    def next_arrival(self) -> int | None:
-        return self.requests[self.arrived].arrival if self.arrived < len(self.requests) else None
-
-    def _arrive(self, now: int) -> None:
-        requests = self.requests
-        while self.arrived < len(requests) and requests[self.arrived].arrival <= now:
-            self.waiting.set(self.arrived, requests[self.arrived].prompt)
-            self.arrived += 1
-
-    def _finishing_now(self) -> list[int]:
-        heap, finishing = self.last_decode, []
-        while heap and heap[0][0] == self.iterations:
-            finishing.append(heapq.heappop(heap)[1])
-        return finishing
-
-    def _steady_for(self) -> int:
-        """Iterations, from this one, before the next request emits its last token."""
-        return self.last_decode[0][0] - self.iterations if self.last_decode else NEVER
-
-    def plan(self, now: int, max_repeat: int = 1) -> Iteration | None:
-        raise NotImplementedError
-
-    def commit(self, it: Iteration, start: float, end: float) -> None:
-        """Record the iteration(s) that ran in [start, end) and move every request's state on."""
-        timelines, requests, prefill_emits = self.schedule.requests, self.requests, self.prefill_emits
-        if it.admitted:
-            self.version += 1
-            running = self.running
-            for i in it.admitted:
-                running[i] = None
-                timeline = timelines[i]
-                if start > timeline.arrival:
-                    timeline.segments.append(Segment("queued", timeline.arrival, start, 0))
-        for i, tokens in it.prefill:
-            timelines[i].add("prefill", start, end, tokens)
-        if self.starting:
-            first_end = start + iteration_length(start, end, it.repeat)
-            decode_start = self.decode_start
-            for i in self.starting:
-                decode_start[i] = start
-                if not prefill_emits:
-                    timelines[i].first_token = first_end
-            self.starting = []
-        if it.prefill_done:
-            starting, heap, iterations = self.starting, self.last_decode, self.iterations
-            for i in it.prefill_done:
-                output = requests[i].output
-                if prefill_emits:
-                    timelines[i].first_token = end
-                if output > prefill_emits:
-                    starting.append(i)
-                    heapq.heappush(heap, (iterations + output - prefill_emits, i))
-            self.decoding += len(starting)
-        self.schedule.add_step(start, end, it.repeat, it.prefill_tokens, it.decode, it.padding,
-                               len(self.running), self.version)
-        self.iterations += it.repeat
-        if it.finishing:
-            decode_start = self.decode_start
-            for i in it.finishing:
-                timeline = timelines[i]
-                began = decode_start.pop(i, None)
-                if began is not None:
-                    timeline.add("decode", began, end, requests[i].output - prefill_emits)
-                    self.decoding -= 1
-                timeline.completion, timeline.finish_reason = end, "finished"
-            self.remaining -= len(it.finishing)
-        self._release(it.finishing, end)
-
-    def _release(self, finishing: list[int], end: float) -> None:
-        raise NotImplementedError
+from .config import Config, Policy
+from .queue import NEVER
+from .schedule import Segment, iteration_length
+from .scheduler import DECODE, DONE, PREFILL, SWAP_IN, Iteration, Scheduler
+from .trace import Trace
 
 
 class Continuous(Scheduler):
-    """The seed's loop: every running request decodes one token, then waiting requests are admitted, in
-    arrival order, skipping any whose prompt does not fit the token budget left, while the batch has a free
-    slot; a request that emits its last token leaves the batch after this iteration."""
-    name = "continuous"
+    """The seed's loop, with the options of a real server. Each iteration: running decoders decode one token
+    (or a speculative step), then the token budget left goes to prefills: chunks of prefills under way,
+    swapped-out requests coming back, then waiting requests in the policy's order (skipping those that do not
+    fit, unless the order blocks at the head), while the batch has a slot and the KV cache has room. A request
+    that emits its last token leaves the batch after the iteration. Prefill-first mixing does an iteration's
+    prefills without any decodes."""
 
-    def plan(self, now: int, max_repeat: int = 1) -> Iteration | None:
-        requests, waiting = self.requests, self.waiting
-        if self.arrived < len(requests) and requests[self.arrived].arrival <= now:
-            self._arrive(now)
-        budget = self.config.token_budget - self.decoding
-        finishing = self._finishing_now()
-        # A request emitting its last token in this iteration is still in its batch: its slot is free from
-        # the next iteration on, so the batch never holds more than the sequence limit.
-        free = self.seq_limit - len(self.running)
-        # Skip-ahead: each pass takes the first waiting request whose prompt fits what is left of the budget.
-        admitted, prefill = [], []
-        while free and budget:
-            position = waiting.pop_first(budget)
-            if position < 0:
+    def __init__(self, trace: Trace, config: Config, policy: Policy):
+        super().__init__(trace, config, policy)
+        # The seed's loop with none of the options on takes a quicker path through the same steps (one plan
+        # and one commit per event with nothing to check); tests hold the two paths to the same schedules.
+        self.plain = (policy == Policy(batching="continuous") and not self.cancels and self.kv is None
+                      and config.cost.kind == "ticks")
+
+    def plan(self, now: float, max_repeat: int = 1) -> Iteration | None:
+        if self.plain:
+            return self._plan_plain(now, max_repeat)
+        if self.arrived < len(self.requests) and self.requests[self.arrived].arrival <= now:
+            self.arrive_until(now)
+        if self.cancels and self.cancels[0][0] <= now:
+            self.cancel_due(now)
+        if self.swap_done:
+            self._swap_ins_done(now)
+        if self.queue.aging is not None:
+            self.queue.refresh(now)
+        if self.overcommit:
+            self.grow_due(now)
+        if self.policy.preemptive_priority:
+            self._priority_preempt(now)
+        budget, use = self.config.token_budget, {}
+        it = Iteration()
+        if self.prefill_first:
+            budget = self._plan_prefill(it, now, budget, use)
+            if it.prefill:  # decodes wait for a prefill iteration: the interference chunking removes
+                it.stalled = list(self.decoders)
+                return it
+        decoders = self.decoders
+        if decoders:
+            if len(decoders) <= budget and not self.rng and not self.quotas:  # the plain round, kept quick
+                it.decode = it.decode_work = len(decoders)
+                budget -= it.decode
+                it.finishing = self.finishing_now()
+            else:
+                budget = self._plan_decodes(it, budget, use)
+        if not self.prefill_first:
+            budget = self._plan_prefill(it, now, budget, use)
+        if not it.prefill:
+            if not it.decode and not it.stalled and not self._swapping():
+                return None
+            if it.decoding is None and self.policy.graph_buckets:
+                it.graph_padding = self.graph_padding(it.decode)
+        if self.reads_context:
+            it.context_read = self._context_read(it)
+        if it.prefill or it.finishing or it.stalled or self.rng:
+            return it
+        it.repeat = self._steady(now, it, budget, max_repeat)
+        return it
+
+    def _plan_plain(self, now: float, max_repeat: int) -> Iteration | None:
+        """`plan` for the seed's loop: every decoder decodes (the slot limit keeps them within the budget),
+        then waiting requests whose whole prompt fits come in, in arrival order, skipping the rest."""
+        requests, queue, running = self.requests, self.queue, self.running
+        while self.arrived < len(requests) and requests[self.arrived].arrival <= now:
+            queue.push(self.arrived, requests[self.arrived].prompt)
+            self.arrived += 1
+        it = Iteration()
+        budget = self.config.token_budget - len(self.decoders)
+        if self.decoders:
+            it.decode = it.decode_work = len(self.decoders)
+            it.finishing = self.finishing_now()
+        timelines, phase = self.timelines, self.phase
+        while budget > 0 and len(running) < self.seq_limit and queue.count:
+            i = queue.pop_first(budget)
+            if i < 0:
                 break
-            prompt = requests[position].prompt
-            admitted.append(position)
-            prefill.append((position, prompt))
-            budget -= prompt
-            free -= 1
-        if self.prefill_emits:
-            finishing += [i for i in admitted if requests[i].output == 1]
-        if not admitted and not self.decoding:
-            return None
-        repeat = 1
-        if not admitted and not finishing:
-            repeat = min(max_repeat, self._steady_for())
-            # Until a request finishes, every tick is this one: an arrival changes that only if it could be
-            # admitted, so one with no free slot or too long a prompt just joins the queue.
-            while self.arrived < len(requests) and requests[self.arrived].arrival < now + repeat:
-                request = requests[self.arrived]
-                if free and request.prompt <= budget:
-                    repeat = request.arrival - now
-                    break
-                waiting.set(self.arrived, request.prompt)
-                self.arrived += 1
-        return Iteration(prefill, self.decoding, 0, finishing, admitted, admitted, repeat,
-                         self.config.token_budget - self.decoding - budget)
-
-    def _release(self, finishing: list[int], end: float) -> None:
-        if finishing:
+            timeline = timelines[i]
+            if now > timeline.arrival:
+                timeline.segments.append(Segment("queued", timeline.arrival, now, 0))
+            running[i] = None  # enters the batch (Scheduler.enter)
             self.version += 1
-        for i in finishing:
-            del self.running[i]
+            self.changes.append(i)
+            phase[i] = PREFILL
+            prompt = requests[i].prompt
+            it.prefill.append((i, 0, prompt))
+            it.prefill_tokens += prompt
+            it.prefill_done.append(i)
+            if self.prefill_emits and requests[i].output == 1:
+                it.finishing.append(i)
+            budget -= prompt
+        if it.prefill or it.finishing:
+            return it
+        if not it.decode:
+            return None
+        # Ticks until a request finishes or an arrival could come in; arrivals that could not just queue.
+        repeat = min(max_repeat, self.rounds_to_next_finish())
+        free = len(running) < self.seq_limit
+        while self.arrived < len(requests) and requests[self.arrived].arrival < now + repeat:
+            request = requests[self.arrived]
+            if free and request.prompt <= budget:
+                repeat = request.arrival - now
+                break
+            queue.push(self.arrived, request.prompt)
+            self.arrived += 1
+        it.repeat = max(1, repeat)
+        return it
+
+    def _commit_plain(self, it: Iteration, start: float, end: float) -> None:
+        """`commit` for the seed's loop (see _plan_plain)."""
+        self.schedule.add_step(start, end, it.repeat, it.prefill_tokens, it.decode, 0, len(self.running),
+                               self.version, None, 0, it.decode, 0, self.changes or ())
+        if self.changes:
+            self.changes = []
+        timelines, requests = self.timelines, self.requests
+        if it.decode:
+            if self.starting:  # their first decode round opens their decode segment (Scheduler.open_decodes)
+                first_end = start + iteration_length(start, end, it.repeat)
+                for i in self.starting:
+                    self.decode_open[i] = (start, self.gen_base[i])
+                    if timelines[i].first_token is None:
+                        timelines[i].first_token = first_end
+                self.starting.clear()
+            self.decode_round += it.repeat
+        for i, _, tokens in it.prefill:
+            timelines[i].segments.append(Segment("prefill", start, end, tokens))
+            self.prefilled[i] = tokens
+        decoders, starting, heap, last_of = self.decoders, self.starting, self.last_round, self.last_of
+        for i in it.prefill_done:
+            if self.prefill_emits:
+                self.gen_base[i] = 1
+                timelines[i].prefill_emits.append(end)
+                timelines[i].first_token = end
+            if self.gen_base[i] < requests[i].output:  # start decoding (Scheduler.start_decoding)
+                self.phase[i] = DECODE
+                self.round_base[i] = self.decode_round
+                decoders[i] = starting[i] = None
+                last_of[i] = self.decode_round + requests[i].output - self.gen_base[i] - 1
+                heapq.heappush(heap, (last_of[i], i))
+        for i in it.finishing:  # finish and leave the batch (Scheduler.finish)
+            timeline = timelines[i]
+            opened = self.decode_open.pop(i, None)
+            if opened is not None:
+                made = self.gen_base[i] + self.decode_round - self.round_base[i]
+                timeline.segments.append(Segment("decode", opened[0], end, made - opened[1]))
+                del decoders[i]
+            self.phase[i] = DONE
+            timeline.completion, timeline.finish_reason = end, "finished"
+            self.remaining -= 1
+            del self.running[i]  # leaves the batch (Scheduler.exit)
+            self.version += 1
+            self.changes.append(~i)
+        self.iterations += it.repeat
+
+    def _plan_decodes(self, it: Iteration, budget: int, use: dict) -> int:
+        """The decode round: every decoder, unless the budget cannot pay for all (then the first ones)."""
+        work = 1 + self.policy.spec_tokens
+        if len(self.decoders) > budget // work:
+            everyone = list(self.decoders)
+            it.decoding, it.stalled = everyone[:budget // work], everyone[budget // work:]
+        decoding = self.decoders if it.decoding is None else it.decoding
+        it.decode = len(decoding)
+        it.decode_work = it.decode * work
+        if self.policy.spec_tokens:
+            it.accepted = {i: self.speculate(i) for i in decoding}
+            it.finishing = [i for i, a in it.accepted.items() if self.generated(i) + a + 1 >= self.requests[i].output]
+        elif it.stalled:
+            stalled = set(it.stalled)
+            it.finishing = [i for i in self.finishing_now() if i not in stalled]
+        else:
+            it.finishing = self.finishing_now()
+        if self.quotas:
+            for i in decoding:
+                tenant = self.requests[i].tenant
+                use[tenant] = use.get(tenant, 0) + work
+        return budget - it.decode_work
+
+    def _quota_room(self, i: int, use: dict) -> int:
+        """Token-work request i's tenant may still use this iteration (quotas bind only with others running)."""
+        share = self.quotas.get(self.requests[i].tenant)
+        if share is None or not self.running:
+            return NEVER
+        return max(0, math.ceil(share * self.config.token_budget) - use.get(self.requests[i].tenant, 0))
+
+    def _kv_need(self, i: int) -> int:
+        """Tokens of KV an admission takes: prompt and whole output (reserve), or the prefill (overcommit)."""
+        if self.policy.kv_admission == "reserve":
+            return self.requests[i].prompt + self.requests[i].output
+        return self.target[i]
+
+    def _plan_prefill(self, it: Iteration, now: float, budget: int, use: dict) -> int:
+        chunk = self.policy.chunk_size or NEVER
+        if self.policy.chunk_size:  # prefills under way take their next chunk first
+            for i in [j for j in self.running if self.phase[j] == PREFILL]:
+                take = min(self.target[i] - self.prefilled[i], chunk, budget,
+                           self._quota_room(i, use) if self.quotas else NEVER)
+                budget = self._prefill(it, i, take, budget, use)
+        while self.resume and len(self.running) < self.seq_limit:  # swapped-out requests come back first
+            i = self.resume[0]
+            if self.kv is not None and self.swapped_blocks[i] > self.kv.free:
+                return budget  # the head waits for room, and nothing queued passes it
+            heapq.heappop(self.resume)
+            self._swap_in(i, now)
+        if self.resume or not self.queue.count:
+            return budget
+        queue, checks = self.queue, self.kv is not None or self.quotas
+        if not checks and not queue.head_of_line and queue.aging is None and not self.policy.chunk_size:
+            # The seed's loop, kept quick: each waiting request whose whole prompt fits comes in.
+            while budget > 0 and len(self.running) < self.seq_limit:
+                i = queue.pop_first(budget)
+                if i < 0:
+                    break
+                self.admit(i, now)
+                take = self.target[i]
+                it.prefill.append((i, 0, take))
+                it.prefill_tokens += take
+                it.prefill_done.append(i)
+                if self.prefill_emits and self.gen_base[i] + 1 >= self.requests[i].output:
+                    it.finishing.append(i)
+                budget -= take
+            return budget
+        position = -1
+        while budget > 0 and len(self.running) < self.seq_limit:
+            i, position = queue.next(budget, position)
+            if i < 0:
+                break
+            room = NEVER
+            if checks:
+                room = self._quota_room(i, use) if self.quotas else NEVER
+                if self.blocks_short(self._kv_need(i)) or room < self.admission_cost(i):
+                    if queue.head_of_line:
+                        break
+                    continue
+            queue.remove(i)
+            self.admit(i, now)
+            if self.kv is not None:
+                self.take_blocks(i, self._kv_need(i), now)
+            budget = self._prefill(it, i, min(self.target[i], chunk, budget, room), budget, use)
+        return budget
+
+    def _prefill(self, it: Iteration, i: int, take: int, budget: int, use: dict) -> int:
+        if take <= 0:
+            return budget
+        it.prefill.append((i, self.prefilled[i], take))
+        it.prefill_tokens += take
+        if self.prefilled[i] + take == self.target[i]:
+            it.prefill_done.append(i)
+            if self.prefill_emits and self.generated(i) + 1 >= self.requests[i].output:
+                it.finishing.append(i)
+        if self.quotas:
+            tenant = self.requests[i].tenant
+            use[tenant] = use.get(tenant, 0) + take
+        return budget - take
+
+    def _swap_in(self, i: int, now: float) -> None:
+        """A swapped-out request takes its slot and blocks back; the copy takes `swap_cost` time."""
+        timeline = self.timelines[i]
+        timeline.add("swapped", timeline.segments[-1].end, now, 0)
+        self.enter(i)
+        self.phase[i] = SWAP_IN
+        self.take_blocks(i, self.swapped_blocks[i] * self.config.block_size, now)
+        self.schedule.events.append((now, "swap_in", i))
+        heapq.heappush(self.swap_done, (now + self.config.swap_cost, i))  # done at a later plan, never this one
+
+    def _swap_ins_done(self, now: float) -> None:
+        while self.swap_done and self.swap_done[0][0] <= now:
+            when, i = heapq.heappop(self.swap_done)
+            timeline = self.timelines[i]
+            timeline.add("swapping", timeline.segments[-1].end, when, 0)
+            self.start_decoding(i)
+
+    def _swapping(self) -> bool:
+        return any(self.phase[i] == SWAP_IN for i in self.running)
+
+    def _priority_preempt(self, now: float) -> None:
+        """The best waiting request pushes out running requests of lower priority when it cannot get a slot
+        or KV room (always by recompute)."""
+        i, _ = self.queue.next(NEVER - 1)
+        if i < 0:
+            return
+        priority = self.requests[i].priority
+        while len(self.running) >= self.seq_limit or self.blocks_short(self._kv_need(i)):
+            lower = [j for j in self.running if self.requests[j].priority > priority
+                     and self.phase[j] in (PREFILL, DECODE)]
+            if not lower:
+                return
+            self.preempt(max(lower, key=lambda j: (self.requests[j].priority, j)), now, recompute=True)
+
+    def _context_read(self, it: Iteration) -> int:
+        """KV tokens the iteration's attention reads (only the latency model with an attention term needs it)."""
+        decoding = self.decoders if it.decoding is None else it.decoding
+        return sum(self.context(i) for i in decoding) + sum(first + tokens for _, first, tokens in it.prefill)
+
+    def _steady(self, now: float, it: Iteration, budget: int, max_repeat: int) -> int:
+        """How many iterations, from this pure-decode one, stay identical: until a request finishes or needs
+        a block, a running request's cancel lands, a swap-in ends, or an arrival could be admitted."""
+        if self.reads_context:
+            return 1  # every iteration reads more context, so each lasts longer than the last
+        length = self.config.cost.duration(0, it.decode + it.graph_padding, 0)
+        repeat = self.steady_limit(now, length, min(max_repeat, self.rounds_to_next_finish(),
+                                                    self.rounds_to_next_block()))
+        free = len(self.running) < self.seq_limit and not self.resume
+        requests = self.requests
+        while self.arrived < len(requests) and requests[self.arrived].arrival < now + repeat * length:
+            i = self.arrived
+            blocked = self.queue.head_of_line and len(self.queue)
+            if (free and not blocked and not self.never_fits(i) and self.admission_cost(i) <= budget
+                    and not self.blocks_short(self._kv_need(i)) and self.policy.tenant_quotas == ()):
+                repeat = self.steps_until(requests[i].arrival, now, length)
+                break
+            self.arrive(i)  # it cannot get in before something else changes: it just joins the queue
+        return max(1, repeat)
+
+    def commit(self, it: Iteration, start: float, end: float) -> None:
+        """Record the iteration(s) that ran in [start, end) and move every request on."""
+        if self.plain:
+            return self._commit_plain(it, start, end)
+        self.record_step(it, start, end)
+        if it.stalled or it.accepted:
+            self.commit_decodes(it, start, end)
+        elif it.decode:  # the plain round: decoders that just started open their decode segment
+            if self.starting:
+                self.open_decodes(start, start + iteration_length(start, end, it.repeat), ())
+            self.decode_round += it.repeat
+        if self.policy.chunk_size:  # prefills under way that got no chunk wait in their slot
+            chunked = {i for i, _, _ in it.prefill}
+            for i in self.running:
+                if self.phase[i] == PREFILL and i not in chunked:
+                    self.timelines[i].add("stalled", start, end, 0)
+        self.commit_prefill(it, start, end)
+        for i in it.finishing:
+            self.finish(i, end)
+            self.exit(i)
+            if self.kv is not None:
+                self.free_blocks(i, end)
+        self.iterations += it.repeat
 
 
 class Static(Scheduler):
-    """Static batching: a batch of waiting requests (up to the slot limit) is formed only when the last batch
-    has finished; prompts are padded to the longest and prefilled together, spread over as many ticks as the
-    token budget needs; then every member holds its slot, as padding once done, until the longest finishes."""
-    name = "static"
+    """Static batching: a batch of waiting requests (up to the slot limit, and the KV room) is formed only
+    when the last one has finished; prompts are padded to the longest and prefilled together, spread over as
+    many ticks as the token budget needs; then every member holds its slot, as padding once done, until the
+    longest finishes. A cancelled member stops but, like a finished one, its slot stays padding."""
 
-    def __init__(self, trace: Trace, config: Config):
-        super().__init__(trace, config)
+    def __init__(self, trace: Trace, config: Config, policy: Policy):
+        super().__init__(trace, config, policy)
         self.batch: list[int] = []
         self.next_prefill = 0  # position in the batch of the prompt being prefilled
-        self.prefilled = 0  # tokens of that prompt already prefilled
+        self.prefilled_now = 0  # tokens of that prompt already prefilled
         self.padding_left = 0  # padded prompt positions not yet prefilled
-        self.finished_at: dict[int, tuple[float, int]] = {}  # done members: (completion, iterations then)
+        self.idle: dict[int, tuple[float, int]] = {}  # done members: (when, iterations then)
 
-    def plan(self, now: int, max_repeat: int = 1) -> Iteration | None:
-        admitted = []
-        if not self.batch:
-            self._arrive(now)
-            while len(admitted) < self.seq_limit and self.waiting.count:
-                admitted.append(self.waiting.pop_first(NEVER - 1))
-            if not admitted:
-                return None
-            prompts = [self.requests[i].prompt for i in admitted]
-            self.batch, self.next_prefill, self.prefilled = admitted, 0, 0
-            self.padding_left = max(prompts) * len(prompts) - sum(prompts)
+    def plan(self, now: float, max_repeat: int = 1) -> Iteration | None:
+        self.arrive_until(now)
+        self.cancel_due(now)
+        if self.batch and len(self.idle) == len(self.batch):  # its last members were cancelled
+            self._release(now)
+        if not self.batch and not self._form_batch(now):
+            return None
         if self.next_prefill < len(self.batch) or self.padding_left:
-            return self._plan_prefill(admitted)
-        finishing = self._finishing_now()
-        repeat = 1 if finishing else max(1, min(max_repeat, self._steady_for()))
-        return Iteration([], self.decoding, len(self.finished_at), finishing, repeat=repeat)
+            return self._plan_prefill()
+        it = Iteration(decode=len(self.decoders), decode_work=len(self.decoders), padding=len(self.idle),
+                       finishing=self.finishing_now(), graph_padding=self.graph_padding(len(self.batch)))
+        if not it.finishing:
+            length = self.config.cost.duration(0, len(self.batch) + it.graph_padding, 0)
+            it.repeat = self.steady_limit(now, length, min(max_repeat, self.rounds_to_next_finish()))
+        return it
 
-    def _plan_prefill(self, admitted: list[int]) -> Iteration:
+    def _form_batch(self, now: float) -> bool:
+        if self.queue.aging is not None:
+            self.queue.refresh(now)
+        position = -1
+        while len(self.batch) < self.seq_limit:
+            i, position = self.queue.next(NEVER - 1, position)
+            if i < 0:
+                break
+            need = self.requests[i].prompt + self.requests[i].output
+            if self.blocks_short(need):
+                break  # the batch is as large as the KV cache allows
+            self.queue.remove(i)
+            self.admit(i, now)
+            self.take_blocks(i, need, now)
+            self.batch.append(i)
+        if not self.batch:
+            return False
+        prompts = [self.requests[i].prompt for i in self.batch]
+        self.next_prefill, self.prefilled_now = 0, 0
+        self.padding_left = max(prompts) * len(prompts) - sum(prompts)
+        return True
+
+    def _plan_prefill(self) -> Iteration:
         """The next tick of the padded batch prefill: real prompt tokens first, padding positions after.
         Every member is listed, with the tokens it gets (maybe 0): it is in the batch prefill throughout."""
         budget, tokens = self.config.token_budget, dict.fromkeys(self.batch, 0)
+        first = {i: 0 for i in self.batch}
         while budget and self.next_prefill < len(self.batch):
             i = self.batch[self.next_prefill]
-            take = min(self.requests[i].prompt - self.prefilled, budget)
+            take = min(self.requests[i].prompt - self.prefilled_now, budget)
+            first[i] = self.prefilled_now if not tokens[i] else first[i]
             tokens[i] += take
             budget -= take
-            self.prefilled += take
-            if self.prefilled == self.requests[i].prompt:
-                self.next_prefill, self.prefilled = self.next_prefill + 1, 0
+            self.prefilled_now += take
+            if self.prefilled_now == self.requests[i].prompt:
+                self.next_prefill, self.prefilled_now = self.next_prefill + 1, 0
         padding = min(self.padding_left, budget)
         self.padding_left -= padding
-        done, finishing = [], []
+        gone = sum(n for i, n in tokens.items() if self.phase[i] != PREFILL)  # a cancelled member's prompt is
+        prefill = [(i, first[i], n) for i, n in tokens.items() if self.phase[i] == PREFILL]
+        it = Iteration(prefill=prefill, padding=padding + gone,  # still computed in the padded batch: padding now
+                       prefill_tokens=sum(n for _, _, n in prefill))
         if self.next_prefill == len(self.batch) and not self.padding_left:
-            done = self.batch
+            it.prefill_done = [i for i in self.batch if self.phase[i] == PREFILL]
             if self.prefill_emits:
-                finishing = [i for i in done if self.requests[i].output == 1]
-        return Iteration(list(tokens.items()), 0, padding, finishing, admitted, done,
-                         prefill_tokens=sum(tokens.values()))
+                it.finishing = [i for i in it.prefill_done if self.requests[i].output == 1]
+        return it
 
-    def _release(self, finishing: list[int], end: float) -> None:
-        for i in finishing:
-            self.finished_at[i] = (end, self.iterations)
-        if len(self.finished_at) < len(self.batch):
-            return
-        for i, (completion, iterations) in self.finished_at.items():
-            self.schedule.requests[i].add("padding", completion, end, self.iterations - iterations)
-        self.finished_at.clear()
-        self.running.clear()
+    def drop_running(self, i: int, now: float) -> None:
+        """A cancelled member stops computing; its slot stays in the batch as padding."""
+        if i in self.decoders:
+            self._close_decode(i, now)
+            del self.decoders[i]
+            self.starting.pop(i, None)
+        self.idle[i] = (now, self.iterations)
+
+    def commit(self, it: Iteration, start: float, end: float) -> None:
+        self.record_step(it, start, end)
+        if it.decode:
+            self.commit_decodes(it, start, end)
+        self.commit_prefill(it, start, end)
+        self.iterations += it.repeat
+        for i in it.finishing:
+            self.finish(i, end)
+            self.idle[i] = (end, self.iterations)
+        if self.batch and len(self.idle) == len(self.batch):
+            self._release(end)
+
+    def _release(self, end: float) -> None:
+        """The batch is done: every member's idle slot was padding until now; slots and blocks go back."""
+        for i, (since, iterations) in self.idle.items():
+            self.timelines[i].add("padding", since, end, self.iterations - iterations)
+            self.free_blocks(i, end)
+        self.idle.clear()
+        for i in self.batch:
+            self.exit(i)
         self.batch = []
-        self.version += 1
 
 
-POLICY_CLASSES = {cls.name: cls for cls in (Static, Continuous)}
+POLICY_CLASSES = {"static": Static, "continuous": Continuous}
 
 
-def make_scheduler(policy: str, trace: Trace, config: Config) -> Scheduler:
-    try:
-        return POLICY_CLASSES[policy](trace, config)
-    except KeyError:
-        raise ValueError(f"unknown policy {policy!r}; choose one of {', '.join(POLICY_CLASSES)}") from None
+def make_scheduler(policy: Policy | str, trace: Trace, config: Config) -> Scheduler:
+    policy = Policy(batching=policy) if isinstance(policy, str) else policy
+    return POLICY_CLASSES[policy.batching](trace, config, policy)
+

@@ -1,19 +1,24 @@
 """The one timeline every executor records and every metric, chart and export reads.
 
-Per request: its segments (queued, prefill, decode, padding) and the times of its first and last token.
+Per request: its segments (queued, prefill, decode, padding, stalled, preempted, swapped, swapping), its
+KV blocks over time and how it ended. Scheduling events (preemptions, swaps, cancels, rejections) are listed.
 Per iteration: one Step with its token-work. A run of identical iterations is one Step and a run of
 identical ticks of one request is one Segment, so memory grows with scheduling events, not with tokens.
 """
 from __future__ import annotations
 
-from bisect import bisect_left, bisect_right
+from bisect import bisect_right
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from .config import Config
 
-PHASES = ("queued", "prefill", "decode", "padding")
-WORK_PHASES = frozenset(("prefill", "decode", "padding"))  # phases in which a request holds a batch slot
+PHASES = ("queued", "prefill", "decode", "padding", "stalled", "preempted", "swapped", "swapping")
+# queued / preempted / swapped: waiting outside the batch (first, after a recompute preemption, swapped out);
+# stalled: holding a slot without token-work (a decode paused by a prefill, a chunk the budget left out);
+# swapping: holding a slot while its blocks come back from host memory.
+SLOT_PHASES = frozenset(("prefill", "decode", "padding", "stalled", "swapping"))
+WORK_PHASES = frozenset(("prefill", "decode"))
 
 
 def iteration_length(start: float, end: float, iterations: int) -> float:
@@ -37,38 +42,35 @@ class RequestTimeline:
     output: int
     segments: list[Segment] = field(default_factory=list)
     first_token: float | None = None  # when its first output token is emitted
-    completion: float | None = None  # when its last output token is emitted
-    finish_reason: str | None = None
+    completion: float | None = None  # when its last output token is emitted (finished requests)
+    finish_reason: str | None = None  # finished, cancelled or rejected
+    tenant: str = ""
+    priority: int = 0
+    cancel_time: float | None = None  # when its user stopped it
+    reject_reason: dict | None = None  # {"blocks": needed, "capacity": cache size}
+    preemptions: int = 0
+    recomputed: int = 0  # tokens prefilled again after preemptions by recompute
+    swapped_blocks: int = 0  # blocks sent to host memory by swap preemptions
+    kv: list[tuple[float, int]] = field(default_factory=list)  # (time, blocks held from then on)
+    prefill_emits: list[float] = field(default_factory=list)  # tokens sampled by prefills (engine mode)
 
-    def add(self, phase: str, start: float, end: float, tokens: int) -> None:
+    def add(self, phase: str, start: float, end: float, tokens: int, merge: bool = True) -> None:
         """Append a segment, extending the last one when it continues the same phase."""
         if end <= start:
             return
         segments = self.segments
-        if segments and segments[-1].phase == phase and segments[-1].end == start:
+        if merge and segments and segments[-1].phase == phase and segments[-1].end == start:
             segments[-1] = Segment(phase, segments[-1].start, end, segments[-1].tokens + tokens)
         else:
             segments.append(Segment(phase, start, end, tokens))
 
     @property
     def first_work(self) -> float | None:
-        """Start of the first tick in which it gets token-work (the end of its queue time)."""
+        """Start of the first iteration in which it gets token-work (the end of its queue time)."""
         for segment in self.segments:
             if segment.phase in WORK_PHASES:
                 return segment.start
         return None
-
-    def slot_spans(self) -> list[tuple[float, float]]:
-        """The [start, end) spans in which it holds a batch slot (adjacent work segments joined)."""
-        spans: list[tuple[float, float]] = []
-        for segment in self.segments:
-            if segment.phase not in WORK_PHASES:
-                continue
-            if spans and spans[-1][1] == segment.start:
-                spans[-1] = (spans[-1][0], segment.end)
-            else:
-                spans.append((segment.start, segment.end))
-        return spans
 
 
 @dataclass(slots=True)
@@ -81,6 +83,11 @@ class Step:
     decode_tokens: int
     padding_tokens: int
     running: int  # requests holding a batch slot in each of these iterations
+    decode_sequences: int = 0  # requests decoding (their token-work is decode_tokens: k + 1 with speculation)
+    kv_blocks: int | None = None  # KV blocks held (None: the cache is not tracked)
+    graph_padding: int = 0  # slots padding the decode batch up to a captured CUDA-graph size
+    spec_accepted: int = 0  # draft tokens accepted by speculative decoding
+    changes: list[int] | tuple = ()  # batch changes just before it: joins (request i) and leaves (~i)
 
     @property
     def token_work(self) -> int:
@@ -93,31 +100,43 @@ class Step:
 
 @dataclass(slots=True)
 class Schedule:
-    policy: str
+    policy: str  # the batching: static or continuous
     config: Config
     requests: list[RequestTimeline]
     steps: list[Step] = field(default_factory=list)
     unit: str = "tick"
+    options: object = None  # the sim.config.Policy that made it
+    events: list[tuple[float, str, int]] = field(default_factory=list)  # (time, preempt|swap_out|..., request)
     _version: int = -1  # batch membership of the last step; a change starts a new Step
 
-    def add_step(self, start, end, iterations, prefill, decode, padding, running, version) -> None:
+    def add_step(self, start, end, iterations, prefill, decode, padding, running, version, kv_blocks=None,
+                 graph_padding=0, decode_sequences=0, spec_accepted=0, changes=()) -> None:
         last = self.steps[-1] if self.steps else None
+        same = (prefill, decode, padding, kv_blocks, graph_padding, decode_sequences, spec_accepted)
         if (last is not None and version == self._version and last.end == start
-                and (last.prefill_tokens, last.decode_tokens, last.padding_tokens) == (prefill, decode, padding)
+                and (last.prefill_tokens, last.decode_tokens, last.padding_tokens, last.kv_blocks, last.graph_padding,
+                     last.decode_sequences, last.spec_accepted) == same
                 and (last.end - last.start) * iterations == (end - start) * last.iterations):
             last.end, last.iterations = end, last.iterations + iterations
         else:
-            self.steps.append(Step(start, end, iterations, prefill, decode, padding, running))
+            self.steps.append(Step(start, end, iterations, prefill, decode, padding, running, decode_sequences,
+                                   kv_blocks, graph_padding, spec_accepted, changes))
         self._version = version
 
     @property
     def makespan(self) -> float:
-        """Time from 0 until the last token of the trace is emitted."""
-        return max((r.completion for r in self.requests if r.completion is not None), default=0)
+        """Time from 0 until the last request leaves the batch (its last token, or its cancel)."""
+        latest = 0
+        for r in self.requests:
+            for s in reversed(r.segments):  # its last segment holding a slot
+                if s.phase in SLOT_PHASES:
+                    latest = max(latest, s.end)
+                    break
+        return latest
 
     def emitted(self) -> list[list[float]]:
-        """Per request, when each output token is emitted: the ends of the iterations that decode it, after
-        the first token when a prefill iteration emitted that one (the engine's first-token mode)."""
+        """Per request, when each output token is emitted: the ends of the iterations that decode it, and of
+        those that complete a prefill in the engine's first-token mode."""
         whole_ticks = all(s.end - s.start == s.iterations for s in self.steps)
         starts = [step.start for step in self.steps]
         out = []
@@ -135,25 +154,20 @@ class Schedule:
                         i += 1
                 per_iteration = segment.tokens // len(ends)
                 times += ends if per_iteration == 1 else [t for t in ends for _ in range(per_iteration)]
-            if request.first_token is not None and (not times or times[0] != request.first_token):
-                times.insert(0, request.first_token)
+            if request.prefill_emits:
+                times = sorted(times + request.prefill_emits)
             out.append(times)
         return out
 
     def members(self) -> list[list[int]]:
         """Per step, the indices of the requests holding a batch slot in it, in the order they joined."""
-        starts = [step.start for step in self.steps]
-        joins: list[list[int]] = [[] for _ in range(len(starts) + 1)]
-        leaves: list[list[int]] = [[] for _ in range(len(starts) + 1)]
-        for index, request in enumerate(self.requests):
-            for start, end in request.slot_spans():
-                joins[bisect_left(starts, start)].append(index)
-                leaves[bisect_left(starts, end)].append(index)
         holding: dict[int, None] = {}
         out = []
-        for joined, left in zip(joins, leaves[:-1]):
-            for index in left:
-                del holding[index]
-            holding.update(dict.fromkeys(joined))
+        for step in self.steps:
+            for change in step.changes:
+                if change >= 0:
+                    holding[change] = None
+                else:
+                    del holding[~change]
             out.append(list(holding))
         return out

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from sim.config import Config
+from sim.config import Config, Policy
 from sim.trace import validate
 from ui.scenario import Scenario, encode
 
@@ -151,7 +151,7 @@ def test_share_link_restores_the_scenario():
     assert list(at.session_state["lab_current"]["name"]) == ["x", "y", "z", "w"]
     assert at.number_input(key="w_lab_budget").value == 10
     assert at.number_input(key="w_lab_max_seqs").value == 2
-    assert at.session_state["lab_policy_a"] == "continuous"
+    assert at.session_state["lab_policy_a"] == Policy(batching="continuous")
 
 
 @pytest.mark.parametrize("link", ["garbage!!", "eJzLSM3JyVcozy_KSQEAGgQEXQ", "A" * 20000])

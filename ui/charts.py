@@ -3,13 +3,19 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
-from sim.schedule import Schedule
+from sim.schedule import PHASES, Schedule
 
 from .i18n import t
 from .text import plotly_text
 
 COLORS = {"queued": "#cfd5de", "prefill": "#f28e2b", "decode": "#4e79a7", "padding": "#e15759",
-          "idle": "#eef1f5"}
+          "stalled": "#b07aa1", "preempted": "#ff9da7", "swapped": "#9c755f", "swapping": "#d4b9a4",
+          "graph_padding": "#edc948", "idle": "#eef1f5"}
+HATCHED = {"padding": "/", "graph_padding": "x", "swapping": "."}
+# Scheduling events on a request's row: marker symbol and colour.
+EVENT_MARKERS = {"preempt": ("x", "#d62728"), "swap_out": ("triangle-down", "#9c755f"),
+                 "swap_in": ("triangle-up", "#9c755f"), "cancel": ("circle-x-open", "#2f3640"),
+                 "reject": ("square-x-open", "#d62728")}
 GANTT_ROWS = 150  # beyond this many requests the Gantt shows an even sample of them
 TICK_BARS = 400  # up to this many ticks the budget chart has one bar a tick
 
@@ -46,7 +52,7 @@ def gantt(schedule: Schedule, title: str, x_max: float | None = None, reveal: fl
     label = {r.name: plotly_text(r.name) for r in requests}
     cut = float("inf") if reveal is None else reveal
     fig = go.Figure()
-    for phase in ("queued", "prefill", "decode", "padding"):
+    for phase in PHASES:
         names, starts, lengths, hover = [], [], [], []
         for r in requests:
             for s in r.segments:
@@ -58,10 +64,11 @@ def gantt(schedule: Schedule, title: str, x_max: float | None = None, reveal: fl
                 lengths.append(end - s.start)
                 hover.append(t("hover_segment", name=label[r.name], phase=t(f"phase_{phase}"), start=s.start,
                                end=s.end, tokens=s.tokens, unit=t(f"unit_{schedule.unit}")))
-        fig.add_trace(go.Bar(name=t(f"phase_{phase}"), orientation="h", y=names, base=starts, x=lengths,
-                             marker={"color": COLORS[phase], "line": {"width": 0},
-                                     "pattern": {"shape": "/" if phase == "padding" else ""}},
-                             customdata=hover, hovertemplate="%{customdata}<extra></extra>"))
+        if names or phase in ("queued", "prefill", "decode"):  # the rare phases only when they occur
+            fig.add_trace(go.Bar(name=t(f"phase_{phase}"), orientation="h", y=names, base=starts, x=lengths,
+                                 marker={"color": COLORS[phase], "line": {"width": 0},
+                                         "pattern": {"shape": HATCHED.get(phase, "")}},
+                                 customdata=hover, hovertemplate="%{customdata}<extra></extra>"))
     arrived = [r for r in requests if r.arrival <= cut]
     fig.add_trace(go.Scatter(name=t("marker_arrival"), x=[r.arrival for r in arrived],
                              y=[label[r.name] for r in arrived], mode="markers",
@@ -72,6 +79,14 @@ def gantt(schedule: Schedule, title: str, x_max: float | None = None, reveal: fl
                              y=[label[r.name] for r in done], mode="markers",
                              marker={"symbol": "diamond", "size": 9, "color": "#59a14f"},
                              hovertemplate=t("hover_completion") + "<extra></extra>"))
+    shown = {index: label[schedule.requests[index].name] for index in rows}
+    for kind, (symbol, color) in EVENT_MARKERS.items():
+        events = [(time, shown[i]) for time, k, i in schedule.events if k == kind and i in shown and time <= cut]
+        if events:
+            fig.add_trace(go.Scatter(name=t(f"event_{kind}"), x=[e[0] for e in events], y=[e[1] for e in events],
+                                     mode="markers", marker={"symbol": symbol, "size": 11, "color": color,
+                                                             "line": {"width": 2, "color": color}},
+                                     hovertemplate=t(f"hover_event_{kind}") + "<extra></extra>"))
     if reveal is not None:
         fig.add_vline(x=reveal, line={"color": "#2f3640", "dash": "dot", "width": 1})
     if sampled:
@@ -82,18 +97,18 @@ def gantt(schedule: Schedule, title: str, x_max: float | None = None, reveal: fl
                    schedule.unit)
 
 
-def _work_runs(schedule: Schedule, per_tick: bool) -> list[tuple[float, float, int, int, int]]:
-    """(start, end, prefill, decode, padding) runs covering [0, makespan), idle gaps included."""
+def _work_runs(schedule: Schedule, per_tick: bool) -> list[tuple[float, float, int, int, int, int]]:
+    """(start, end, prefill, decode, padding, graph padding) runs covering [0, makespan), idle gaps included."""
     runs, now = [], 0
     for s in schedule.steps:
         if s.start > now:
-            runs.append((now, s.start, 0, 0, 0))
+            runs.append((now, s.start, 0, 0, 0, 0))
+        work = (s.prefill_tokens, s.decode_tokens, s.padding_tokens, s.graph_padding)
         if per_tick:
             length = (s.end - s.start) / s.iterations
-            runs += [(s.start + i * length, s.start + (i + 1) * length, s.prefill_tokens, s.decode_tokens,
-                      s.padding_tokens) for i in range(s.iterations)]
+            runs += [(s.start + i * length, s.start + (i + 1) * length, *work) for i in range(s.iterations)]
         else:
-            runs.append((s.start, s.end, s.prefill_tokens, s.decode_tokens, s.padding_tokens))
+            runs.append((s.start, s.end, *work))
         now = s.end
     return runs
 
@@ -106,14 +121,17 @@ def budget_chart(schedule: Schedule, title: str, x_max: float | None = None, rev
     runs = [r for r in _work_runs(schedule, per_tick) if reveal is None or r[0] < reveal]
     fig = go.Figure()
     columns = {"prefill": [r[2] for r in runs], "decode": [r[3] for r in runs], "padding": [r[4] for r in runs]}
-    columns["idle"] = [budget - p - d - q for p, d, q in zip(*columns.values())]
+    idle = [budget - p - d - q for p, d, q in zip(*columns.values())]
+    if any(r[5] for r in runs):  # graph padding is computed on top of the budget
+        columns["graph_padding"] = [r[5] for r in runs]
+    columns["idle"] = idle
     for kind, values in columns.items():
         style = {"name": t(f"phase_{kind}"), "customdata": [[a, b] for a, b, *_ in runs],
                  "hovertemplate": t("hover_work", kind=t(f"phase_{kind}")) + "<extra></extra>"}
         if per_tick:  # a bar a tick
             fig.add_trace(go.Bar(x=[(a + b) / 2 for a, b, *_ in runs], y=values, width=[0.9] * len(runs),
                                  marker={"color": COLORS[kind], "line": {"width": 0},
-                                         "pattern": {"shape": "/" if kind == "padding" else ""}}, **style))
+                                         "pattern": {"shape": HATCHED.get(kind, "")}}, **style))
         elif runs:  # thousands of ticks: stacked step areas, a point a run of identical ticks (and its end)
             style["customdata"].append(style["customdata"][-1])
             fig.add_trace(go.Scatter(x=[r[0] for r in runs] + [runs[-1][1]], y=values + values[-1:], mode="lines",
@@ -124,7 +142,8 @@ def budget_chart(schedule: Schedule, title: str, x_max: float | None = None, rev
                   annotation_text=t("budget_line", budget=budget), annotation_position="top left")
     if reveal is not None:
         fig.add_vline(x=reveal, line={"color": "#2f3640", "dash": "dot", "width": 1})
-    fig.update_yaxes(title=t("axis_token_work"), range=[0, budget * 1.15], gridcolor="#e5e8ee")
+    top = max([budget] + [sum(r[2:]) for r in runs])
+    fig.update_yaxes(title=t("axis_token_work"), range=[0, top * 1.15], gridcolor="#e5e8ee")
     fig = _layout(fig, title, 220, x_max, schedule.unit)
     fig.update_layout(barmode="stack", bargap=0, legend={"traceorder": "normal"})
     return fig
@@ -189,4 +208,51 @@ def request_anatomy(schedule: Schedule, index: int, x_max: float | None = None) 
         fig.add_annotation(x=(start + end) / 2, y=row, yshift=shift + 10, text=text, showarrow=False,
                            font={"size": 12})
     fig.update_layout(height=260, margin={"t": 60})
+    return fig
+
+
+KV_REQUESTS = 60  # up to this many requests hold blocks, each gets its own band; beyond, one total band
+PALETTE = ("#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#ff9da7", "#9c755f",
+           "#bab0ac")
+
+
+def kv_chart(schedule: Schedule, title: str, x_max: float | None = None) -> go.Figure:
+    """KV blocks in use over time, stacked by request (one bar trace, a band per request and interval),
+    under the cache's capacity, with preemption and swap markers."""
+    capacity = schedule.config.kv_blocks
+    holders = [(i, r) for i, r in enumerate(schedule.requests) if r.kv]
+    times = sorted({time for _, r in holders for time, _ in r.kv} | {schedule.makespan})
+    fig = go.Figure()
+    if len(holders) <= KV_REQUESTS:
+        xs, widths, bases, heights, colors, hover = [], [], [], [], [], []
+        for a, b in zip(times, times[1:]):
+            base = 0
+            for i, r in holders:
+                blocks = next((n for time, n in reversed(r.kv) if time <= a), 0)
+                if blocks:
+                    xs.append((a + b) / 2)
+                    widths.append(b - a)
+                    bases.append(base)
+                    heights.append(blocks)
+                    colors.append(PALETTE[i % len(PALETTE)])
+                    hover.append(t("hover_kv", name=plotly_text(r.name), blocks=blocks, start=a, end=b))
+                    base += blocks
+        fig.add_trace(go.Bar(name=t("kv_blocks"), x=xs, y=heights, base=bases, width=widths,
+                             marker={"color": colors, "line": {"width": 0.5, "color": "white"}},
+                             customdata=hover, hovertemplate="%{customdata}<extra></extra>", showlegend=False))
+    steps = schedule.steps
+    fig.add_trace(go.Scatter(name=t("kv_total"), x=[s.start for s in steps] + [steps[-1].end if steps else 0],
+                             y=[s.kv_blocks or 0 for s in steps] + [steps[-1].kv_blocks or 0 if steps else 0],
+                             mode="lines", line={"shape": "hv", "color": "#2f3640", "width": 1.5}))
+    for kind in ("preempt", "swap_out", "swap_in"):
+        symbol, color = EVENT_MARKERS[kind]
+        times_of = [time for time, k, _ in schedule.events if k == kind]
+        if times_of:
+            fig.add_trace(go.Scatter(name=t(f"event_{kind}"), x=times_of, y=[capacity] * len(times_of), mode="markers",
+                                     marker={"symbol": symbol, "size": 11, "color": color}))
+    fig.add_hline(y=capacity, line={"color": "#d62728", "dash": "dash", "width": 1},
+                  annotation_text=t("kv_capacity", blocks=capacity), annotation_position="top left")
+    fig.update_yaxes(title=t("axis_blocks"), range=[0, capacity * 1.15], gridcolor="#e5e8ee")
+    fig = _layout(fig, title, 240, x_max, schedule.unit)
+    fig.update_layout(barmode="overlay", bargap=0)
     return fig

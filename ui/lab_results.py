@@ -5,36 +5,54 @@ import json
 
 import streamlit as st
 
+from sim.config import Policy
 from sim.export import chrome_trace, overall_csv, requests_csv, run_json
 from sim.metrics import Metrics
 from sim.schedule import Schedule
 
-from .charts import GANTT_ROWS, budget_chart, gantt, load_chart
+from .charts import GANTT_ROWS, budget_chart, gantt, kv_chart, load_chart
 from .i18n import t
-from .tables import headline, overall_table, request_table, what_changed
+from .tables import group_table, headline, overall_table, policy_title, request_table, what_changed
+from .text import md_escape
 
 
-def show(runs: list[tuple[Schedule, Metrics]]) -> None:
+def show(runs: list[tuple[Schedule, Metrics]], policies: tuple[Policy, Policy]) -> None:
     (schedule_a, metrics_a), (schedule_b, metrics_b) = runs
+    titles = [policy_title(p) for p in policies]
     x_max = max(schedule_a.makespan, schedule_b.makespan)
+    if schedule_a.unit != "tick":
+        st.caption(t("cost_used_linear"))
     summary, cards = st.columns([3, 2])
-    summary.markdown("\n".join(f"- {line}" for line in what_changed(metrics_a, metrics_b)))
+    summary.markdown("\n".join(f"- {line}" for line in what_changed(metrics_a, metrics_b, *titles)))
     with cards:
         for column, (name, value_a, value_b, lower_better) in zip(st.columns(2) * 3, headline(metrics_a, metrics_b)):
             column.metric(t("m_" + name) + " · B", round(value_b, 3), delta=round(value_b - value_a, 3) or None,
                           delta_color="inverse" if lower_better else "normal",
                           help=t("card_help", a=round(value_a, 3)))
-    titles = [f"{label} · {t('policy_' + m.policy)}" for label, (_, m) in zip("AB", runs)]
-    for label, title, (schedule, _) in zip("AB", titles, runs):
+    rejected = [r.name for m in (metrics_a, metrics_b) for r in m.requests if r.finish_reason == "rejected"]
+    if rejected:
+        st.warning(t("lab_rejected", names=md_escape(", ".join(sorted(set(rejected))[:20])),
+                     n=len(set(rejected))))
+    labelled = [(f"{label} · {title}", schedule) for label, title, (schedule, _) in zip("AB", titles, runs)]
+    for label, (title, schedule) in zip("AB", labelled):
         if len(schedule.requests) > GANTT_ROWS:
             st.plotly_chart(load_chart(schedule, t("load_title", title=title), x_max=x_max), key=f"lab_load_{label}")
         st.plotly_chart(gantt(schedule, title, x_max=x_max), key=f"lab_gantt_{label}")
-    for label, title, (schedule, _) in zip("AB", titles, runs):
+    for label, (title, schedule) in zip("AB", labelled):
         st.plotly_chart(budget_chart(schedule, t("budget_title", policy=title), x_max=x_max), key=f"lab_budget_{label}")
+    if schedule_a.config.kv_blocks:
+        for label, (title, schedule) in zip("AB", labelled):
+            st.plotly_chart(kv_chart(schedule, t("kv_title", policy=title), x_max=x_max), key=f"lab_kv_{label}")
     st.subheader(t("lab_overall"))
-    st.dataframe(overall_table(metrics_a, metrics_b), hide_index=True, key="lab_overall")
+    st.dataframe(overall_table(metrics_a, metrics_b, titles), hide_index=True, key="lab_overall")
+    for key in ("tenant", "priority"):
+        if len({getattr(r, key) for r in metrics_a.requests}) > 1:
+            st.subheader(t(f"lab_per_{key}"))
+            for (label, title), metrics in zip(zip("AB", titles), (metrics_a, metrics_b)):
+                st.caption(f"{label} · {title}")
+                st.dataframe(group_table(metrics, key), hide_index=True, key=f"lab_{key}_{label}")
     st.subheader(t("lab_per_request"))
-    st.dataframe(request_table([metrics_a, metrics_b]), hide_index=True, key="lab_requests")
+    st.dataframe(request_table([metrics_a, metrics_b], titles), hide_index=True, key="lab_requests")
     e1, e2, e3, e4 = st.columns(4)
     e1.download_button(t("dl_requests_csv"), requests_csv([metrics_a, metrics_b]), "requests.csv", "text/csv",
                        key="dl_requests")

@@ -14,7 +14,7 @@ import typing
 import zlib
 from dataclasses import dataclass
 
-from sim.config import POLICIES, Config
+from sim.config import POLICIES, Config, Policy
 from sim.trace import COLUMNS, Problem, Request, Trace, TraceError, validate
 
 QUERY_KEY = "s"
@@ -57,19 +57,23 @@ def _short(value: object) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Scenario:
-    """What the trace lab runs: one trace under one config through two policies, side by side."""
+    """What the trace lab runs: one trace under one config through two policies, side by side.
+    A policy given by name ("static", "continuous") means that batching with every option at its default."""
     trace: Trace
     config: Config
-    policy_a: str = "static"
-    policy_b: str = "continuous"
+    policy_a: Policy | str = "static"
+    policy_b: Policy | str = "continuous"
 
     def __post_init__(self):
         if not isinstance(self.trace, Trace) or not self.trace.requests:
             raise ScenarioError("bad_trace", "a scenario needs a trace with at least one request")
         if not isinstance(self.config, Config):
             raise ScenarioError("bad_config", f"expected a Config, got {_short(self.config)}")
-        for policy in (self.policy_a, self.policy_b):
-            if not isinstance(policy, str) or policy not in POLICIES:  # POLICIES grows; never a fixed list
+        for side in ("policy_a", "policy_b"):
+            policy = getattr(self, side)
+            if isinstance(policy, str) and policy in POLICIES:  # POLICIES grows; never a fixed list
+                object.__setattr__(self, side, Policy(batching=policy))
+            elif not isinstance(policy, Policy):
                 raise ScenarioError("bad_policy", f"{_short(policy)} is not one of {', '.join(POLICIES)}")
 
 
@@ -80,6 +84,12 @@ def _fields(obj: object) -> object:
     return {f.name: _fields(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
 
 
+def _policy_fields(policy: Policy) -> str | dict:
+    """A policy by name when every option is at its default, else its batching and the options changed."""
+    changes = policy.changes()
+    return {"batching": policy.batching, **changes} if changes else policy.batching
+
+
 def encode(scenario: Scenario) -> str:
     """Compact JSON, zlib level 9, URL-safe base64 without padding: the same scenario, the same text."""
     trace = scenario.trace
@@ -87,7 +97,8 @@ def encode(scenario: Scenario) -> str:
         raise ScenarioError("too_long", f"{len(trace)} requests; a link carries at most {MAX_REQUESTS_IN_LINK}")
     rows = trace.rows()
     payload = {"v": VERSION, "columns": list(rows[0]), "rows": [list(row.values()) for row in rows],
-               "config": _fields(scenario.config), "policies": [scenario.policy_a, scenario.policy_b]}
+               "config": _fields(scenario.config),
+               "policies": [_policy_fields(scenario.policy_a), _policy_fields(scenario.policy_b)]}
     raw = json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode()
     text = base64.urlsafe_b64encode(zlib.compress(raw, 9)).rstrip(b"=").decode("ascii")
     if len(raw) > MAX_JSON_BYTES or len(text) > MAX_LINK_CHARS:
@@ -167,25 +178,41 @@ def _trace(columns: object, rows: object) -> Trace:
         raise ScenarioError("bad_trace", str(error), error.problems) from None
 
 
-def _build(cls: type, data: object, where: str = ""):
+def _tuples(value: object) -> object:
+    """JSON lists back to the tuples a frozen dataclass field holds (nested, as in tenant quotas)."""
+    return tuple(_tuples(v) for v in value) if isinstance(value, list) else value
+
+
+def _build(cls: type, data: object, where: str = "", code: str = "bad_config"):
     """An instance of the dataclass `cls` through its own validation, from a dict of known field names.
 
     Missing fields take their defaults, so links made before a field was added still open."""
     if not isinstance(data, dict):
-        raise ScenarioError("bad_config", f"{where or 'the config'} must be an object, got {_short(data)}")
+        raise ScenarioError(code, f"{where or 'the settings'} must be an object, got {_short(data)}")
     unknown = sorted(set(data) - {f.name for f in dataclasses.fields(cls) if f.init})
     if unknown:
-        raise ScenarioError("bad_config", f"unknown setting {_short(where + unknown[0])}")
+        raise ScenarioError(code, f"unknown setting {_short(where + unknown[0])}")
     defaults = cls()
     values = {}
     for key, value in data.items():
         default = getattr(defaults, key)
-        nested = dataclasses.is_dataclass(default) and not isinstance(default, type)
-        values[key] = _build(type(default), value, f"{where}{key}.") if nested else value
+        if dataclasses.is_dataclass(default) and not isinstance(default, type):
+            values[key] = _build(type(default), value, f"{where}{key}.", code)
+        else:
+            values[key] = _tuples(value) if isinstance(default, tuple) else value
     try:
         return cls(**values)
     except (TypeError, ValueError) as error:  # ConfigError is a ValueError
-        raise ScenarioError("bad_config", str(error)) from None
+        raise ScenarioError(code, str(error)) from None
+
+
+def _policy(data: object) -> Policy:
+    """A policy by name (links from before the options) or by its fields."""
+    if isinstance(data, str):
+        if data not in POLICIES:
+            raise ScenarioError("bad_policy", f"{_short(data)} is not one of {', '.join(POLICIES)}")
+        return Policy(batching=data)
+    return _build(Policy, data, "policy.", "bad_policy")
 
 
 def decode(text: str) -> Scenario:
@@ -196,4 +223,4 @@ def decode(text: str) -> Scenario:
     policies = data["policies"]
     if not isinstance(policies, list) or len(policies) != 2:
         raise ScenarioError("bad_policy", "expected two policies")
-    return Scenario(trace, config, *policies)
+    return Scenario(trace, config, *map(_policy, policies))

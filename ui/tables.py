@@ -3,43 +3,65 @@ from __future__ import annotations
 
 import pandas as pd
 
+from sim.config import Policy
 from sim.export import overall_rows
 from sim.metrics import Metrics
+from sim.metrics import group_table as group_rows
 
 from .i18n import t
 
 PER_REQUEST = ("queue_time", "ttft", "tpot", "e2e", "completion")
 OVERALL = ("makespan", "throughput", "request_throughput", "padding_waste", "utilization", "goodput_requests",
            "slo_attainment", "ttft_p50", "ttft_p90", "ttft_p99", "tpot_p50", "tpot_p90", "tpot_p99", "e2e_p50",
-           "e2e_p90", "e2e_p99", "queue_time_p50", "queue_time_p90", "queue_time_p99")
+           "e2e_p90", "e2e_p99", "itl_p50", "itl_p99", "queue_time_p50", "queue_time_p90", "queue_time_p99")
 HIGHER_IS_BETTER = {"throughput", "request_throughput", "utilization", "goodput_requests", "slo_attainment"}
 
 
-def request_table(runs: list[Metrics]) -> pd.DataFrame:
-    """One row per request: its shape, then each latency under each policy."""
+EXTRA = ("finished", "cancelled", "rejected", "preemptions", "recomputed_tokens", "swapped_blocks", "wasted_tokens",
+         "kv_peak", "kv_mean", "graph_padding", "spec_accepted")  # shown when a run has any
+LOWER_EXTRA_IS_WORSE = {"finished", "spec_accepted"}
+
+
+def request_table(runs: list[Metrics], titles: list[str]) -> pd.DataFrame:
+    """One row per request: its shape, then each latency under each policy (and how it ended, when any
+    request did not simply finish)."""
     first = runs[0].requests
     table = {t("col_name"): [r.name for r in first], t("col_arrival"): [r.arrival for r in first],
              t("col_prompt"): [r.prompt for r in first], t("col_output"): [r.output for r in first]}
-    for metric in PER_REQUEST:
-        for m in runs:
-            table[f"{t('m_' + metric)} · {t('policy_' + m.policy)}"] = [getattr(r, metric) for r in m.requests]
+    extra = [c for c in ("finish_reason", "preemptions", "wasted")
+             if any((r.finish_reason != "finished") if c == "finish_reason" else getattr(r, c)
+                    for m in runs for r in m.requests)]
+    for metric in (*PER_REQUEST, *extra):
+        for title, m in zip(titles, runs):
+            values = [getattr(r, metric) for r in m.requests]
+            if metric == "finish_reason":
+                values = [t(f"reason_{v}") for v in values]
+            table[f"{t('m_' + metric)} · {title}"] = values
     return pd.DataFrame(table)
 
 
-def overall_table(a: Metrics, b: Metrics, names: tuple[str, ...] = OVERALL) -> pd.DataFrame:
+def overall_table(a: Metrics, b: Metrics, titles: list[str], names: tuple[str, ...] = OVERALL) -> pd.DataFrame:
     """Overall figures of A and B with the change from A to B and whether it is for the better."""
     rows_a, rows_b = overall_rows(a), overall_rows(b)
+    names = names + tuple(n for n in EXTRA if names == OVERALL and (rows_a[n] or rows_b[n]))
     records = []
     for name in names:
-        va, vb = rows_a[name], rows_b[name]
+        va, vb = rows_a[name] or 0, rows_b[name] or 0
         change = vb - va
         relative = ("+" if change >= 0 else "-") + percent(abs(change / va)) if va else ("—" if not change else "∞")
-        better = (change > 0) == (name in HIGHER_IS_BETTER) if change else None
-        records.append({t("col_metric"): t("m_" + name), t("policy_" + a.policy) + " (A)": round(va, 4),
-                        t("policy_" + b.policy) + " (B)": round(vb, 4), t("col_change"): round(change, 4),
+        higher_better = name in HIGHER_IS_BETTER or name in LOWER_EXTRA_IS_WORSE
+        better = (change > 0) == higher_better if change else None
+        records.append({t("col_metric"): t("m_" + name), f"{titles[0]} (A)": round(va, 4),
+                        f"{titles[1]} (B)": round(vb, 4), t("col_change"): round(change, 4),
                         t("col_relative"): relative,
                         t("col_verdict"): "" if better is None else ("✅" if better else "🔻")})
     return pd.DataFrame(records)
+
+
+def group_table(metrics: Metrics, key: str) -> pd.DataFrame:
+    """Counts, tokens and latencies per tenant or per priority."""
+    rows = group_rows(metrics, key)
+    return pd.DataFrame([{t("col_" + k): (v if k != key or v != "" else "—") for k, v in row.items()} for row in rows])
 
 
 def percent(share: float) -> str:
@@ -56,23 +78,42 @@ def headline(a: Metrics, b: Metrics) -> list[tuple[str, float, float, bool]]:
             ("goodput_requests", a.goodput_requests, b.goodput_requests, False)]
 
 
-def what_changed(a: Metrics, b: Metrics) -> list[str]:
+def what_changed(a: Metrics, b: Metrics, name_a: str, name_b: str) -> list[str]:
     """A few plain sentences on how B differs from A."""
-    name_a, name_b = t("policy_" + a.policy), t("policy_" + b.policy)
     lines = []
     if a.makespan and b.makespan and a.makespan != b.makespan:
         faster = b.makespan < a.makespan
         lines.append(t("wc_makespan", b=name_b, a=name_a, verb=t("wc_faster" if faster else "wc_slower"),
-                       pct=percent(abs(b.makespan - a.makespan) / a.makespan), ma=a.makespan, mb=b.makespan))
+                       pct=percent(abs(b.makespan - a.makespan) / a.makespan), ma=round(a.makespan, 3),
+                       mb=round(b.makespan, 3)))
     ttft_a, ttft_b = a.percentiles["ttft"][50], b.percentiles["ttft"][50]
     if ttft_a != ttft_b:
         lines.append(t("wc_ttft", b=name_b, ta=ttft_a, tb=ttft_b))
+    tpot_a, tpot_b = a.percentiles["tpot"][90], b.percentiles["tpot"][90]
+    if round(tpot_a, 3) != round(tpot_b, 3):
+        lines.append(t("wc_tpot", b=name_b, ta=tpot_a, tb=tpot_b))
     if a.padding_waste != b.padding_waste:
         lines.append(t("wc_waste", a=name_a, b=name_b, wa=a.padding_waste, wb=b.padding_waste))
     if a.goodput_requests != b.goodput_requests:
         lines.append(t("wc_goodput", a=name_a, b=name_b, ga=a.goodput_requests, gb=b.goodput_requests,
                        n=len(a.requests)))
-    moved = sum(1 for ra, rb in zip(a.requests, b.requests) if rb.e2e < ra.e2e)
+    if a.preemptions or b.preemptions:
+        lines.append(t("wc_preemptions", a=name_a, b=name_b, pa=a.preemptions, pb=b.preemptions,
+                       ra=a.recomputed_tokens, rb=b.recomputed_tokens))
+    moved = sum(1 for ra, rb in zip(a.requests, b.requests) if ra.e2e is not None and rb.e2e is not None
+                and rb.e2e < ra.e2e)
     if moved:
         lines.append(t("wc_requests", b=name_b, n=moved, total=len(a.requests)))
     return lines or [t("wc_same")]
+
+
+def policy_title(policy: Policy) -> str:
+    """The batching's name and the options changed, for chart titles and table headers."""
+    parts = [t(f"opt_short_{name}", value=_show(value)) for name, value in policy.changes().items()]
+    return t(f"policy_{policy.batching}") + (" · " + ", ".join(parts) if parts else "")
+
+
+def _show(value: object) -> str:
+    if isinstance(value, tuple):
+        return ",".join(f"{v[0]}={v[1]:g}" if isinstance(v, tuple) else str(v) for v in value)
+    return str(value)

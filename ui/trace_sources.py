@@ -22,8 +22,7 @@ ERROR = "source_error"  # (message, problems) of the last failed generate or imp
 
 def _load_preset() -> None:
     preset = PRESETS[st.session_state["preset_choice"]]
-    lab_state.set_trace(preset.build())
-    lab_state.set_config(preset.config, *lab_state.policies())
+    lab_state.load(preset.build(), preset.config, preset.policy_a, preset.policy_b)
 
 
 def presets_tab() -> None:
