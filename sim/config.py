@@ -134,6 +134,10 @@ class Config:
         return self.token_budget if self.max_seqs is None else min(self.max_seqs, self.token_budget)
 
 
+# Options of continuous batching only: a static batch is formed whole and runs to its end.
+STATIC_UNSUPPORTED = ("chunk_size", "mixing", "kv_admission", "spec_tokens", "tenant_quotas", "preemptive_priority")
+
+
 @dataclass(frozen=True, slots=True)
 class Policy:
     """One scheduler's choices; the defaults are the seed's continuous loop.
@@ -205,9 +209,8 @@ class Policy:
         _number("spec_accept", self.spec_accept, high=1.0)
         _whole("seed", self.seed, low=0)
         if self.batching == "static":
-            for name, plain in (("chunk_size", None), ("mixing", "decode-first"), ("kv_admission", "reserve"),
-                                ("spec_tokens", 0), ("tenant_quotas", ()), ("preemptive_priority", False)):
-                if getattr(self, name) != plain:
+            for name in STATIC_UNSUPPORTED:
+                if getattr(self, name) != getattr(_PLAIN, name):
                     raise ConfigError(name, "applies to continuous batching only")
 
     @classmethod
@@ -219,3 +222,6 @@ class Policy:
         plain = Policy(batching=self.batching)
         return {f.name: getattr(self, f.name) for f in fields(self)
                 if f.name != "batching" and getattr(self, f.name) != getattr(plain, f.name)}
+
+
+_PLAIN = Policy()

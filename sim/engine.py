@@ -24,6 +24,9 @@ def run(scheduler: Scheduler) -> Schedule:
     plan, commit, cost = scheduler.plan, scheduler.commit, scheduler.config.cost
     ticks = cost.kind == "ticks"
     now = 0
+    # Iterations with no token-work only wait for swap-ins; more in a row than swaps could need is a bug that
+    # must end in an error, never a hang.
+    idle, idle_limit = 0, 1000 + scheduler.config.swap_cost * (len(scheduler.requests) + 1)
     while scheduler.remaining:
         iteration = plan(now, NEVER)
         if iteration is None:
@@ -43,4 +46,7 @@ def run(scheduler: Scheduler) -> Schedule:
             end = now + length * iteration.repeat
         commit(iteration, now, end)
         now = end
+        idle = idle + 1 if not iteration.prefill_tokens and not iteration.decode_work else 0
+        if idle > idle_limit:
+            raise RuntimeError(f"the scheduler made no progress for {idle} iterations at time {now}")
     return scheduler.schedule

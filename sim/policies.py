@@ -5,6 +5,7 @@ import heapq
 import math
 
 from .config import Config, Policy
+from .kv import blocks_for
 from .queue import NEVER
 from .schedule import Segment, iteration_length
 from .scheduler import DECODE, DONE, PREFILL, SWAP_IN, Iteration, Scheduler
@@ -25,26 +26,34 @@ class Continuous(Scheduler):
         # and one commit per event with nothing to check); tests hold the two paths to the same schedules.
         self.plain = (policy == Policy(batching="continuous") and not self.cancels and self.kv is None
                       and config.cost.kind == "ticks")
+        self.preempts = self.kv is not None or policy.preemptive_priority  # recomputes may outgrow the budget
 
     def plan(self, now: float, max_repeat: int = 1) -> Iteration | None:
         if self.plain:
             return self._plan_plain(now, max_repeat)
-        if self.arrived < len(self.requests) and self.requests[self.arrived].arrival <= now:
-            self.arrive_until(now)
-        if self.cancels and self.cancels[0][0] <= now:
+        clock = now if self.clock is None else self.clock
+        if self.arrived < len(self.requests) and self.requests[self.arrived].arrival <= clock:
+            self.arrive_until(clock)
+        if self.cancels and self.cancels[0][0] <= clock:
             self.cancel_due(now)
         if self.swap_done:
             self._swap_ins_done(now)
         if self.queue.aging is not None:
             self.queue.refresh(now)
+        grown = False
         if self.overcommit:
+            events = len(self.schedule.events)
             self.grow_due(now)
+            grown = len(self.schedule.events) > events
         if self.policy.preemptive_priority:
             self._priority_preempt(now)
+        # After preempting for a decode's room, this iteration admits and swaps in nobody (as vLLM does): the
+        # blocks just freed are for the requests still running, or a victim could take them back every time.
+        hold = grown and bool(self.running)
         budget, use = self.config.token_budget, {}
         it = Iteration()
         if self.prefill_first:
-            budget = self._plan_prefill(it, now, budget, use)
+            budget = self._plan_prefill(it, now, budget, use, hold)
             if it.prefill:  # decodes wait for a prefill iteration: the interference chunking removes
                 it.stalled = list(self.decoders)
                 return it
@@ -57,7 +66,7 @@ class Continuous(Scheduler):
             else:
                 budget = self._plan_decodes(it, budget, use)
         if not self.prefill_first:
-            budget = self._plan_prefill(it, now, budget, use)
+            budget = self._plan_prefill(it, now, budget, use, hold)
         if not it.prefill:
             if not it.decode and not it.stalled and not self._swapping():
                 return None
@@ -65,7 +74,7 @@ class Continuous(Scheduler):
                 it.graph_padding = self.graph_padding(it.decode)
         if self.reads_context:
             it.context_read = self._context_read(it)
-        if it.prefill or it.finishing or it.stalled or self.rng:
+        if it.prefill or it.finishing or it.stalled or self.rng or max_repeat == 1:
             return it
         it.repeat = self._steady(now, it, budget, max_repeat)
         return it
@@ -200,13 +209,17 @@ class Continuous(Scheduler):
             return self.requests[i].prompt + self.requests[i].output
         return self.target[i]
 
-    def _plan_prefill(self, it: Iteration, now: float, budget: int, use: dict) -> int:
+    def _plan_prefill(self, it: Iteration, now: float, budget: int, use: dict, hold: bool = False) -> int:
+        """Prefill work: chunks of prefills under way, then swap-ins, then admissions from the queue (none
+        when `hold`)."""
         chunk = self.policy.chunk_size or NEVER
-        if self.policy.chunk_size:  # prefills under way take their next chunk first
+        if self.policy.chunk_size or self.preempts:  # prefills under way (chunks, long recomputes) go on first
             for i in [j for j in self.running if self.phase[j] == PREFILL]:
                 take = min(self.target[i] - self.prefilled[i], chunk, budget,
                            self._quota_room(i, use) if self.quotas else NEVER)
                 budget = self._prefill(it, i, take, budget, use)
+        if hold:
+            return budget
         while self.resume and len(self.running) < self.seq_limit:  # swapped-out requests come back first
             i = self.resume[0]
             if self.kv is not None and self.swapped_blocks[i] > self.kv.free:
@@ -223,13 +236,7 @@ class Continuous(Scheduler):
                 if i < 0:
                     break
                 self.admit(i, now)
-                take = self.target[i]
-                it.prefill.append((i, 0, take))
-                it.prefill_tokens += take
-                it.prefill_done.append(i)
-                if self.prefill_emits and self.gen_base[i] + 1 >= self.requests[i].output:
-                    it.finishing.append(i)
-                budget -= take
+                budget = self._prefill(it, i, min(self.target[i], budget), budget, use)
             return budget
         position = -1
         while budget > 0 and len(self.running) < self.seq_limit:
@@ -276,27 +283,38 @@ class Continuous(Scheduler):
 
     def _swap_ins_done(self, now: float) -> None:
         while self.swap_done and self.swap_done[0][0] <= now:
-            when, i = heapq.heappop(self.swap_done)
+            _, i = heapq.heappop(self.swap_done)
             timeline = self.timelines[i]
-            timeline.add("swapping", timeline.segments[-1].end, when, 0)
+            timeline.add("swapping", timeline.segments[-1].end, now, 0)  # it held its slot until this plan
             self.start_decoding(i)
 
     def _swapping(self) -> bool:
         return any(self.phase[i] == SWAP_IN for i in self.running)
 
     def _priority_preempt(self, now: float) -> None:
-        """The best waiting request pushes out running requests of lower priority when it cannot get a slot
-        or KV room (always by recompute)."""
+        """The head of the queue pushes out running requests of a lower priority class when it cannot get a
+        slot or KV room (always by recompute). Only requests it is ahead of in the queue's own order can be
+        pushed out, so a victim queues behind it; and only when the victims together make the room it needs
+        (else nobody is pushed out for nothing)."""
         i, _ = self.queue.next(NEVER - 1)
         if i < 0:
             return
-        priority = self.requests[i].priority
-        while len(self.running) >= self.seq_limit or self.blocks_short(self._kv_need(i)):
-            lower = [j for j in self.running if self.requests[j].priority > priority
-                     and self.phase[j] in (PREFILL, DECODE)]
+        requests = self.requests
+        priority = requests[i].priority
+        lower = sorted((j for j in self.running if requests[j].priority > priority
+                        and self.phase[j] in (PREFILL, DECODE) and self.queue.ahead(i, j, now)),
+                       key=lambda j: (requests[j].priority, j), reverse=True)
+        need = blocks_for(self._kv_need(i), self.kv.block_size) if self.kv is not None else 0
+        free, slots, victims = self.kv.free if self.kv is not None else 0, len(self.running), []
+        while slots >= self.seq_limit or need > free:
             if not lower:
                 return
-            self.preempt(max(lower, key=lambda j: (self.requests[j].priority, j)), now, recompute=True)
+            j = lower.pop(0)
+            victims.append(j)
+            slots -= 1
+            free += self.kv.held(j) if self.kv is not None else 0
+        for j in victims:
+            self.preempt(j, now, recompute=True)
 
     def _context_read(self, it: Iteration) -> int:
         """KV tokens the iteration's attention reads (only the latency model with an attention term needs it)."""
@@ -317,7 +335,9 @@ class Continuous(Scheduler):
             i = self.arrived
             blocked = self.queue.head_of_line and len(self.queue)
             if (free and not blocked and not self.never_fits(i) and self.admission_cost(i) <= budget
-                    and not self.blocks_short(self._kv_need(i)) and self.policy.tenant_quotas == ()):
+                    and not self.blocks_short(self._kv_need(i)) and self.policy.tenant_quotas == ()
+                    or self.policy.preemptive_priority and any(requests[j].priority > requests[i].priority
+                                                                for j in self.running)):
                 repeat = self.steps_until(requests[i].arrival, now, length)
                 break
             self.arrive(i)  # it cannot get in before something else changes: it just joins the queue
@@ -363,7 +383,7 @@ class Static(Scheduler):
         self.idle: dict[int, tuple[float, int]] = {}  # done members: (when, iterations then)
 
     def plan(self, now: float, max_repeat: int = 1) -> Iteration | None:
-        self.arrive_until(now)
+        self.arrive_until(now if self.clock is None else self.clock)
         self.cancel_due(now)
         if self.batch and len(self.idle) == len(self.batch):  # its last members were cancelled
             self._release(now)

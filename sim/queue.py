@@ -76,7 +76,8 @@ class WaitQueue:
         self.tree = MinTree(len(requests))
         self.count = 0
         self.waiting: set[int] = set()  # kept for aging, which sorts them again at every step
-        self._sorted: list[int] | None = None  # aging: this step's order
+        self._sorted: list[int] | None = None  # aging: this step's order, made at time _now
+        self._now = 0.0
 
     def __len__(self) -> int:
         return self.count
@@ -92,7 +93,8 @@ class WaitQueue:
         self.tree.set(self.rank[request], cost)
         if self.aging is not None:
             self.waiting.add(request)
-            self._sorted = None
+            if self._sorted is not None:  # keep this step's order: re-sort at the time it was made for
+                self.refresh(self._now)
 
     def remove(self, request: int) -> None:
         self.count -= 1
@@ -103,7 +105,15 @@ class WaitQueue:
         """Aging: order the waiting requests by priority minus the credit their wait has earned."""
         requests, rate = self.requests, self.aging
         credit = {i: requests[i].priority - rate * (now - requests[i].arrival) for i in self.waiting}
-        self._sorted = sorted(self.waiting, key=lambda i: (credit[i], i))
+        self._sorted, self._now = sorted(self.waiting, key=lambda i: (credit[i], i)), now
+
+    def ahead(self, i: int, j: int, now: float) -> bool:
+        """Whether request i comes before request j in this queue's order at `now`."""
+        if self.aging is not None:
+            requests, rate = self.requests, self.aging
+            return ((requests[i].priority - rate * (now - requests[i].arrival), i)
+                    < (requests[j].priority - rate * (now - requests[j].arrival), j))
+        return self.rank[i] < self.rank[j]
 
     def pop_first(self, limit: int) -> int:
         """Take out the first waiting request (in rank order) whose cost is at most `limit`; -1 if none.

@@ -16,7 +16,7 @@ import heapq
 import math
 import random
 
-from .config import Config, Policy
+from .config import Config, ConfigError, Policy
 from .kv import BlockManager, blocks_for
 from .queue import NEVER, WaitQueue
 from .schedule import RequestTimeline, Schedule, Segment
@@ -58,6 +58,10 @@ class Scheduler:
     def __init__(self, trace: Trace, config: Config, policy: Policy):
         if policy.chunk_size is None:
             check_budget(trace, config.token_budget)
+        if policy.spec_tokens + 1 > config.token_budget:
+            raise ConfigError("spec_tokens", f"verifying {policy.spec_tokens} draft tokens costs "
+                              f"{policy.spec_tokens + 1} token-work a request, more than the token budget "
+                              f"{config.token_budget}")
         requests = self.requests = trace.requests
         self.config, self.policy = config, policy
         self.prefill_emits = config.first_token == "prefill"
@@ -89,10 +93,12 @@ class Scheduler:
         self.overcommit = self.kv is not None and policy.kv_admission == "overcommit"
         self.block_due: list[tuple[int, int]] = []  # heap (decode round that needs another block, request)
         self.cancels: list[tuple[float, int]] = []  # heap (cancel time, request)
+        self.stop_at: list[float | None] = [None] * n
         for i, r in enumerate(requests):
             times = [t for t in (r.cancel_at, None if policy.timeout is None else r.arrival + policy.timeout)
                      if t is not None]
             if times:
+                self.stop_at[i] = min(times)
                 self.cancels.append((min(times), i))
         heapq.heapify(self.cancels)
         self.resume: list[int] = []  # heap of swapped-out requests waiting to come back (earliest arrival first)
@@ -100,6 +106,9 @@ class Scheduler:
         self.swapped_blocks = [0] * n
         self.rng = [random.Random(policy.seed * 1_000_003 + i) for i in range(n)] if policy.spec_tokens else None
         self.quotas = dict(policy.tenant_quotas)
+        # An executor whose time is not the arrival clock (the real engine: arrivals in iterations, times in
+        # ms) sets `clock` before each plan: arrivals and cancels are read against it, times stay `now`.
+        self.clock: float | None = None
         self.prefill_first = policy.mixing == "prefill-first"
         self.reads_context = config.cost.kind == "linear" and config.cost.c_attn > 0
 
@@ -124,8 +133,9 @@ class Scheduler:
 
     # -- arrivals, rejection, cancellation ----------------------------------------------------------------
     def admission_cost(self, i: int) -> int:
-        """Token budget a waiting request needs to be admitted: its whole prefill, or one chunked token."""
-        return 1 if self.policy.chunk_size else self.target[i] - self.prefilled[i]
+        """Token budget a waiting request needs to be admitted: its whole prefill, or one chunked token. A
+        recompute of prompt + generated tokens larger than the whole budget runs in budget-sized pieces."""
+        return 1 if self.policy.chunk_size else min(self.target[i] - self.prefilled[i], self.config.token_budget)
 
     def never_fits(self, i: int) -> bool:
         request = self.requests[i]
@@ -141,7 +151,7 @@ class Scheduler:
             request = self.requests[i]
             self.timelines[i].reject_reason = {"blocks": blocks_for(request.prompt + request.output,
                                                                     self.kv.block_size), "capacity": self.kv.num_blocks}
-            self._end(i, request.arrival, "rejected", "reject")
+            self._end(i, self.timelines[i].arrival, "rejected", "reject")
         else:
             self.queue.push(i, self.admission_cost(i))
 
@@ -170,13 +180,19 @@ class Scheduler:
     def cancel_due(self, now: float) -> None:
         """A stop lands just after an iteration boundary: a waiting request leaves at once; a running one
         stays for the iteration under way and leaves at its end (what it made then is never delivered)."""
-        if not self.cancels or self.cancels[0][0] > now:
+        clock = now if self.clock is None else self.clock
+        if not self.cancels or self.cancels[0][0] > clock:
             return
         held_back = []
-        while self.cancels and self.cancels[0][0] <= now:
-            when, i = heapq.heappop(self.cancels)
+        while self.cancels and self.cancels[0][0] <= clock:
+            entry = heapq.heappop(self.cancels)
+            stop, i = entry
+            when = stop if self.clock is None else now  # a stop on another clock is recorded when it is seen
             phase = self.phase[i]
             if phase == DONE:
+                continue
+            if phase in (PREFILL, DECODE, SWAP_IN) and stop == clock:
+                held_back.append(entry)  # the iteration starting now still holds it
                 continue
             self.timelines[i].cancel_time = when
             if i >= self.arrived:  # a stop before it arrived: it never enters the queue
@@ -191,8 +207,6 @@ class Scheduler:
                 self.resume.remove(i)
                 heapq.heapify(self.resume)
                 self._end(i, when, "cancelled", "cancel")
-            elif when == now:
-                held_back.append((when, i))  # the iteration starting now still holds it
             else:
                 self.drop_running(i, now)
                 self._end(i, when, "cancelled", "cancel")
@@ -212,9 +226,10 @@ class Scheduler:
             self._close_decode(i, now)
             del self.decoders[i]
             self.starting.pop(i, None)
-        if self.phase[i] == SWAP_IN:
+        if self.phase[i] == SWAP_IN:  # its copy back stops: the time it held the slot is drawn
             self.swap_done = [(t, j) for t, j in self.swap_done if j != i]
             heapq.heapify(self.swap_done)
+            self.timelines[i].add("swapping", self.timelines[i].segments[-1].end, now, 0)
         self.exit(i)
         self.free_blocks(i, now)
 
@@ -241,8 +256,12 @@ class Scheduler:
     def watch_growth(self, i: int) -> None:
         """Overcommit: note the decode round whose token no longer fits request i's blocks."""
         if self.overcommit:
-            room = self.kv.capacity(i) - self.context(i) - self.policy.spec_tokens
+            room = self.kv.capacity(i) - self.context(i) - self.drafts(i)
             heapq.heappush(self.block_due, (self.decode_round + max(0, room), i))
+
+    def drafts(self, i: int) -> int:
+        """Draft tokens request i's next speculative step verifies: k, but never past its last token."""
+        return min(self.policy.spec_tokens, max(0, self.requests[i].output - self.generated(i) - 1))
 
     def grow_due(self, now: float) -> None:
         """Before a decode round: decoders whose next token needs a new block get one, preempting the
@@ -252,12 +271,16 @@ class Scheduler:
             _, i = heapq.heappop(heap)
             if i not in self.decoders:
                 continue
-            needed = self.context(i) + 1 + self.policy.spec_tokens
+            needed = self.context(i) + 1 + self.drafts(i)
             if self.kv.capacity(i) >= needed:
                 self.watch_growth(i)
                 continue
             while not self.take_blocks(i, needed, now):
-                victim = self.victim([j for j in self.running if self.phase[j] in (PREFILL, DECODE)])
+                # A request swapping back in holds blocks too: it can go out again.
+                among = [j for j in self.running if self.phase[j] in (PREFILL, DECODE, SWAP_IN)]
+                if self.policy.preemptive_priority:  # never push out a better class: it would push back
+                    among = [j for j in among if self.requests[j].priority >= self.requests[i].priority]
+                victim = self.victim(among)
                 self.preempt(victim, now)
                 if victim == i:
                     break
@@ -275,7 +298,7 @@ class Scheduler:
         order, to prefill prompt + generated again) or swap (its blocks go to host memory; it comes back, before
         any waiting request, without recomputing)."""
         generated = self.generated(i)
-        swap = self.policy.preempt == "swap" and i in self.decoders and not recompute
+        swap = self.policy.preempt == "swap" and (i in self.decoders or self.phase[i] == SWAP_IN) and not recompute
         held = self.kv.held(i) if self.kv is not None else 0
         self.drop_running(i, now)
         self.gen_base[i] = generated
@@ -333,12 +356,12 @@ class Scheduler:
 
     def finishing_now(self) -> list[int]:
         """Decoders whose last token comes from the coming decode round (stale heap entries skipped)."""
-        heap, finishing = self.last_round, []
+        heap, finishing = self.last_round, {}
         while heap and heap[0][0] <= self.decode_round:
             last, i = heapq.heappop(heap)
             if last == self.last_of[i] and i in self.decoders:
-                finishing.append(i)
-        return finishing
+                finishing[i] = None  # an old entry can match again after a preemption: each request once
+        return list(finishing)
 
     def rounds_to_next_finish(self) -> int:
         """Decode rounds until the next decoder makes its last token (stale heap entries dropped)."""
@@ -425,8 +448,14 @@ class Scheduler:
         self.decoders.pop(i, None)
         self.starting.pop(i, None)
         self.phase[i] = DONE
-        timeline.completion, timeline.finish_reason = end, "finished"
         self.remaining -= 1
+        stop = self.stop_at[i]
+        if stop is not None and stop < end and self.clock is None:
+            # The user stopped it during the iteration that made its last token: that token never arrives.
+            timeline.cancel_time, timeline.finish_reason = stop, "cancelled"
+            self.schedule.events.append((stop, "cancel", i))
+        else:
+            timeline.completion, timeline.finish_reason = end, "finished"
 
     def record_step(self, it: Iteration, start: float, end: float) -> None:
         self.schedule.add_step(start, end, it.repeat, it.prefill_tokens, it.decode_work, it.padding,

@@ -2,11 +2,12 @@
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sim.config import POLICIES, Config
+from sim.config import ORDERS, POLICIES, PREEMPT, Config, Policy
 from sim.engine import run, simulate
 from sim.export import run_json
 from sim.metrics import compute
 from sim.policies import make_scheduler
+from sim.trace import validate
 from tests.conftest import make_trace
 
 
@@ -70,3 +71,70 @@ def test_the_quick_path_and_the_general_path_agree(scenario):
     general.plain = False
     a, b = run(quick), run(general)
     assert run_json(a, compute(a)) == run_json(b, compute(b))
+
+
+@st.composite
+def option_scenarios(draw):
+    """Random traces with priorities and cancels, under random scheduler options (KV cache, chunking,
+    preemption, orders, timeouts, graph buckets, speculation)."""
+    budget = draw(st.integers(2, 16))
+    n = draw(st.integers(1, 20))
+    arrivals = sorted(draw(st.lists(st.integers(0, 30), min_size=n, max_size=n)))
+    batching = draw(st.sampled_from(POLICIES))
+    chunk = draw(st.none() | st.integers(1, budget)) if batching == "continuous" else None
+    rows = []
+    for i, a in enumerate(arrivals):
+        prompt = draw(st.integers(1, 3 * budget if chunk else budget))
+        cancel = draw(st.none() | st.integers(a, a + 30))
+        rows.append({"name": f"r{i}", "arrival": a, "prompt": prompt, "output": draw(st.integers(1, 12)),
+                     "priority": draw(st.integers(0, 2)), "deadline": a + draw(st.integers(0, 40)),
+                     "cancel_at": cancel, "tenant": draw(st.sampled_from(("a", "b")))})
+    config = Config(budget, draw(st.none() | st.integers(1, 8)), draw(st.sampled_from(("decode", "prefill"))),
+                    kv_blocks=draw(st.none() | st.integers(4, 40)), block_size=draw(st.integers(1, 4)),
+                    swap_cost=draw(st.integers(0, 3)))
+    common = {"order": draw(st.sampled_from(ORDERS)), "timeout": draw(st.none() | st.integers(1, 40)),
+              "graph_buckets": draw(st.sampled_from(((), (1, 2, 4, 8)))), "preempt": draw(st.sampled_from(PREEMPT)),
+              "victim": draw(st.sampled_from(("latest", "lowest-priority")))}
+    if batching == "continuous":
+        common |= {"chunk_size": chunk, "mixing": draw(st.sampled_from(("decode-first", "prefill-first"))),
+                   "kv_admission": draw(st.sampled_from(("reserve", "overcommit"))),
+                   "preemptive_priority": draw(st.booleans()), "spec_tokens": draw(st.integers(0, min(3, budget - 1))),
+                   "spec_accept": draw(st.sampled_from((0.0, 0.6, 1.0)))}
+    return validate(rows), config, Policy(batching, **common)
+
+
+@settings(max_examples=400, deadline=None)
+@given(option_scenarios())
+def test_invariants_with_every_option(scenario):
+    trace, config, policy = scenario
+    schedule = simulate(trace, config, policy)
+    limit = min(config.token_budget, config.max_seqs or config.token_budget)
+    for step, members in zip(schedule.steps, schedule.members()):
+        assert step.token_work <= config.token_budget  # the token budget is never exceeded
+        assert step.running == len(members) <= limit  # nor the sequence limit
+        if config.kv_blocks is not None:
+            assert 0 <= step.kv_blocks <= config.kv_blocks  # KV blocks in use never above capacity
+    emitted = schedule.emitted()
+    preempted = {}
+    for time, kind, index in schedule.events:
+        if kind == "preempt":
+            preempted.setdefault(index, []).append(time)
+    for request, timeline, times in zip(trace, schedule.requests, emitted):
+        work = [s for s in timeline.segments if s.phase in ("prefill", "decode")]
+        assert all(s.start >= request.arrival for s in timeline.segments)  # nothing before it arrives
+        if timeline.finish_reason == "finished":
+            assert len(times) == request.output  # exactly its output tokens
+            assert timeline.completion == times[-1]
+            stops = preempted.get(trace.requests.index(request), [])
+            # each recompute prefills again its prompt plus the tokens generated before it was preempted
+            assert timeline.recomputed == sum(request.prompt + sum(1 for t in times if t <= at) for at in stops)
+            last = max(stops, default=-1)
+            again = sum(s.tokens for s in work if s.phase == "prefill" and s.start >= last)
+            assert again == request.prompt + sum(1 for t in times if t <= last)
+        elif timeline.finish_reason == "cancelled":
+            assert timeline.cancel_time is not None and len(times) <= request.output
+        else:
+            assert timeline.finish_reason == "rejected" and not work and timeline.reject_reason
+    metrics = compute(schedule)
+    assert metrics.finished + metrics.cancelled + metrics.rejected == len(trace)
+    assert metrics.preemptions == sum(t.preemptions for t in schedule.requests)
