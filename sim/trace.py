@@ -37,6 +37,7 @@ MESSAGES = {
     "unreadable": "cannot be read: {detail}",
     "over_budget": "prompt of {prompt} tokens is larger than the token budget {budget}: "
                    "it could never be admitted without chunked prefill",
+    "over_context": "prompt and output need {tokens} positions; the model has {context}",
 }
 
 

@@ -1,0 +1,93 @@
+"""Command line of the real-model demo: `python -m gpu_demo train|run|bench`; bad input exits 2 with one line."""
+from __future__ import annotations
+
+import json
+import sys
+
+from sim.__main__ import InputError, Parser, add_run_options, config_and_policy, load_trace
+from sim.config import ConfigError
+from sim.export import run_json
+from sim.metrics import compute
+from sim.trace import TraceError
+
+from .engine import Stopped
+from .train import STEPS
+
+
+def _parser() -> Parser:
+    parser = Parser(prog="python -m gpu_demo", description="A tiny transformer served by sim's schedulers.")
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
+    train = commands.add_parser("train", help="train the model on the Python standard library's source")
+    train.add_argument("--steps", type=int, default=STEPS,
+                       help="optimizer steps (the default takes about six minutes on two CPU cores)")
+    train.add_argument("--seed", type=int, default=0)
+    train.add_argument("--threads", type=int, default=2, help="CPU threads")
+    run = commands.add_parser("run", help="serve a trace with the model")
+    add_run_options(run)
+    _device_options(run)
+    run.add_argument("--arrival-unit", choices=("tick", "ms"), default="tick",
+                     help="arrivals in iterations (the simulator's schedule) or in milliseconds of wall time")
+    run.add_argument("--prompt-seed", type=int, default=0, help="which corpus snippets become prompts")
+    run.add_argument("--json", action="store_true")
+    bench = commands.add_parser("bench", help="static vs continuous tokens/s, and one request at a time")
+    _device_options(bench)
+    bench.add_argument("--requests", type=int, default=48)
+    bench.add_argument("--max-seqs", type=int, default=16)
+    bench.add_argument("--runs", type=int, default=3)
+    return parser
+
+
+def _device_options(parser) -> None:
+    parser.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto")
+    parser.add_argument("--dtype", choices=("float32", "float64"), default="float32")
+    parser.add_argument("--threads", type=int, help="CPU threads for torch (default: torch's choice)")
+
+
+def _run(args) -> str:
+    from .engine import run
+    from .loading import load_model
+    from .prompts import fit_to_context, prompts_for, with_text_lengths
+
+    model = load_model(args.device, args.dtype, args.threads)
+    trace = fit_to_context(with_text_lengths(load_trace(args)), model.config.context)
+    config, policy = config_and_policy(args)
+    result = run(model, trace, prompts_for(trace, args.prompt_seed), config, policy, args.arrival_unit)
+    metrics = compute(result.schedule)
+    if not args.json:
+        lines = [f"device {result.device} ({result.dtype}), {result.iterations} iterations, "
+                 f"{result.tokens_per_second:.0f} tokens/s, outside the model {result.overhead_share:.1%}"]
+        lines += [f"{r.name}: ttft {r.ttft:.1f} ms, tpot {r.tpot:.2f} ms, {out!r}"
+                  for r, out in zip(metrics.requests, result.outputs) if r.ttft is not None]
+        return "\n".join(lines)
+    document = run_json(result.schedule, metrics)
+    document.update(device=result.device, dtype=result.dtype, tokens_per_second=result.tokens_per_second,
+                    overhead_share=result.overhead_share, scheduling_share=result.scheduling_share,
+                    iterations=result.iterations)
+    for row, text in zip(document["requests"], result.outputs):
+        row["output_text"] = text.decode("utf-8", errors="replace")
+    return json.dumps(document)
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        args = _parser().parse_args(argv)
+        if args.command == "train":
+            from .train import train
+
+            card = train(args.steps, seed=args.seed, threads=args.threads, log=lambda line: print(line, flush=True))
+            print(f"validation loss {card['validation_loss']} nats/byte after {card['steps']} steps "
+                  f"({card['minutes']} min); weights written")
+        elif args.command == "run":
+            print(_run(args))
+        else:
+            from .bench import bench
+
+            print(bench(args.device, args.dtype, args.threads, args.requests, args.max_seqs, args.runs))
+    except (InputError, TraceError, ConfigError, ValueError, OSError, Stopped) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

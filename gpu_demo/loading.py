@@ -1,0 +1,26 @@
+"""Loading the shipped weights (weights_only: a pickle can run code) onto the chosen device and dtype."""
+from __future__ import annotations
+
+import torch
+
+from sim.config import ConfigError
+
+from .engine import pick_device
+from .model import GPT, GPTConfig
+from .train import WEIGHTS
+
+
+def load_model(device: str | None = "auto", dtype: str = "float32", threads: int | None = None) -> GPT:
+    """The trained model in eval mode; a clear error if the weights file is missing or unreadable."""
+    if threads:
+        torch.set_num_threads(threads)
+    if not WEIGHTS.exists():
+        raise ConfigError("weights", f"{WEIGHTS} is missing: train it with `python -m gpu_demo train`")
+    target = pick_device(device)
+    try:
+        state = torch.load(WEIGHTS, map_location=target, weights_only=True)
+        model = GPT(GPTConfig())
+        model.load_state_dict(state)
+    except (RuntimeError, ValueError, OSError, EOFError) as error:
+        raise ConfigError("weights", f"{WEIGHTS} cannot be loaded ({error}); train it again") from None
+    return model.to(device=target, dtype=getattr(torch, dtype)).eval()

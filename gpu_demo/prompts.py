@@ -1,0 +1,62 @@
+"""Prompts for the real model: a trace's `text` column, or snippets of the training corpus's validation
+files cut to each request's prompt length; and traces scaled to fit the model's context."""
+from __future__ import annotations
+
+import random
+from functools import lru_cache
+
+from sim.trace import Trace, validate
+
+from .train import corpus
+
+CODE_WORDS = tuple(w.encode() for w in ("def ", "return ", "if ", "for ", "self.", "class ", "import ", "raise ",
+                                         "elif ", "else:", "try:", "with ", "while ", "except ", "from "))
+
+
+@lru_cache(maxsize=1)
+def _validation_text() -> bytes:
+    return corpus()[1]
+
+
+def snippets(lengths: list[int], seed: int = 0) -> list[bytes]:
+    """One piece of real Python source per length (deterministic for a seed). Each starts at a line start and,
+    where one of a few hundred tries finds it, ends just before a statement's first word (def, return, if,
+    ...): the model then goes on writing code, not a data table or a docstring's padding."""
+    text = _validation_text()
+    rng = random.Random(seed)
+    out = []
+    for length in lengths:
+        piece = None
+        for _ in range(300):
+            start = text.find(b"\n", rng.randrange(len(text) - length - 2)) + 1
+            end = start + length
+            if text[end - 1:end] in (b" ", b"\n") and text.startswith(CODE_WORDS, end):
+                piece = text[start:end]
+                break
+        out.append(piece if piece is not None and len(piece) == length else text[start:start + length])
+    return out
+
+
+def prompts_for(trace: Trace, seed: int = 0) -> list[bytes]:
+    """Each request's prompt: its `text` (UTF-8 bytes, one token a byte) or a snippet of its prompt length."""
+    drawn = iter(snippets([r.prompt for r in trace.requests if r.text is None], seed))
+    return [r.text.encode("utf-8") if r.text is not None else next(drawn) for r in trace.requests]
+
+
+def with_text_lengths(trace: Trace) -> Trace:
+    """A trace whose `text` requests have the prompt length the tokenizer counts (bytes)."""
+    rows = [r._asdict() | ({"prompt": max(1, len(r.text.encode("utf-8")))} if r.text is not None else {})
+            for r in trace.requests]
+    return validate(rows)
+
+
+def fit_to_context(trace: Trace, context: int) -> Trace:
+    """The trace with prompt and output lengths scaled down (together, by one factor) so that every request
+    fits the model's context; arrivals and names unchanged."""
+    longest = max(r.prompt + r.output for r in trace.requests)
+    if longest <= context:
+        return trace
+    scale = context / longest
+    rows = [r._asdict() | {"prompt": max(1, int(r.prompt * scale)), "output": max(1, int(r.output * scale)),
+                           "text": None} for r in trace.requests]
+    return validate(rows)

@@ -1,0 +1,99 @@
+"""Real model: a tiny transformer with a paged KV cache, served by the same schedulers, measured."""
+import streamlit as st
+import torch
+
+from sim.config import Config, ConfigError, Policy
+from sim.metrics import compute
+from sim.trace import TraceError, validate
+from ui import lab_results, lab_state
+from ui.boot import through_app
+from ui.i18n import t
+from ui.policy_form import policy_form
+from ui.problems import problem_table
+from ui.real_model import model_card, prediction_table, prepare, presets, run_both, shared_model
+from ui.text import md_escape
+
+through_app()
+lab_state.init()
+st.session_state.setdefault("rm_policy_a", Policy(batching="static"))
+st.session_state.setdefault("rm_policy_b", Policy())
+
+st.title(t("rm_title"))
+card = model_card()
+device = "cuda" if torch.cuda.is_available() else "cpu"
+st.markdown(t("rm_intro", params=card.get("parameters", 0), loss=card.get("validation_loss", "?")))
+c1, c2, c3 = st.columns(3)
+c1.metric(t("rm_device"), device.upper(), help=t("rm_device_help"))
+dtype = c2.radio(t("rm_dtype"), ("float32", "float64"), horizontal=True, key="rm_dtype", help=t("rm_dtype_help"))
+arrival_unit = c3.radio(t("rm_arrivals"), ("tick", "ms"), horizontal=True, key="rm_arrivals",
+                        format_func=lambda k: t(f"rm_arrivals_{k}"), help=t("rm_arrivals_help"))
+try:
+    model = shared_model(device, dtype)
+except ConfigError as error:
+    st.error(t("rm_no_model", reason=md_escape(error)))
+    st.stop()
+
+st.header(t("rm_trace"), divider="gray")
+source = st.radio(t("rm_source"), ("mixed", "short_chats", "long_outputs", "lab"), horizontal=True, key="rm_source",
+                  format_func=lambda k: t(f"rm_source_{k}"))
+seed = st.number_input(t("rm_prompt_seed"), 0, 10**6, 0, key="rm_prompt_seed", help=t("rm_prompt_seed_help"))
+try:
+    raw = (validate(st.session_state[lab_state.CURRENT].to_dict("records"),
+                    list(st.session_state[lab_state.CURRENT].columns))
+           if source == "lab" else presets()[source])
+    trace, prompts = prepare(raw, model.config.context, int(seed))
+except TraceError as error:
+    st.error(t("rm_bad_trace"))
+    st.dataframe(problem_table(error.problems), hide_index=True)
+    st.stop()
+if source == "lab" and trace is not raw:
+    st.info(t("rm_scaled", context=model.config.context))
+st.dataframe({t("col_name"): [r.name for r in trace], t("col_arrival"): [r.arrival for r in trace],
+              t("col_prompt"): [r.prompt for r in trace], t("col_output"): [r.output for r in trace],
+              t("rm_prompt_text"): [p.decode("utf-8", errors="replace") for p in prompts]},
+             hide_index=True, key="rm_table", height=240)
+
+st.header(t("lab_budgets"), divider="gray")
+b1, b2, b3 = st.columns(3)
+budget = b1.number_input(t("cfg_budget"), 1, 100_000, 512, key="rm_budget", help=t("cfg_budget_help"))
+max_seqs = b2.number_input(t("cfg_max_seqs"), 0, 1024, 8, key="rm_max_seqs", help=t("cfg_max_seqs_help"))
+first = b3.radio(t("cfg_first_token"), ("decode", "prefill"), key="rm_first", horizontal=True,
+                 format_func=lambda k: t(f"first_{k}"), help=t("cfg_first_token_help"))
+for column, side in zip(st.columns(2), "ab"):
+    with column:
+        policy_form(f"rm_policy_{side}", f"cfg_policy_{side}", simulated_only=False)
+policies = (st.session_state["rm_policy_a"], st.session_state["rm_policy_b"])
+
+st.header(t("lab_results"), divider="gray")
+go, stop = st.columns([1, 5])
+go.button(t("rm_run"), type="primary", key="rm_run", on_click=st.session_state.__setitem__, args=("rm_run_asked", True))
+if st.session_state.pop("rm_run_asked", False):
+    stop.button(t("rm_stop"), key="rm_stop", help=t("rm_stop_help"))  # any click reruns the page: the run stops
+    try:
+        config = Config(int(budget), int(max_seqs) or None, first)
+        results = run_both(model, trace, prompts, config, policies, arrival_unit)
+        st.session_state["rm_results"] = (results, config, policies)
+    except (TraceError, ConfigError) as error:
+        st.error(t("rm_cannot_run", reason=md_escape(error)))
+shown = st.session_state.get("rm_results")
+if shown is None:
+    st.info(t("rm_press_run"))
+else:
+    results, config, ran = shown
+    runs = [(r.schedule, compute(r.schedule)) for r in results]
+    st.caption(t("rm_measured_note", device=results[0].device, dtype=results[0].dtype))
+    cards = st.columns(4)
+    for column, (label, r) in zip(cards, zip("AB", results)):
+        column.metric(t("rm_tokens_per_s", label=label), f"{r.tokens_per_second:.0f}",
+                      help=t("rm_overhead", share=f"{r.overhead_share:.1%}"))
+    lab_results.show(runs, ran)
+    st.subheader(t("rm_prediction"))
+    st.markdown(t("rm_prediction_intro"))
+    for column, label, r, (_, metrics), policy in zip(st.columns(2), "AB", results, runs, ran):
+        table, fit = prediction_table(r, metrics, config, policy)
+        column.caption(t("rm_fit", label=label, **{k: round(v, 4) for k, v in fit.items()}))
+        column.dataframe(table, hide_index=True, key=f"rm_prediction_{label}")
+    with st.expander(t("rm_outputs")):
+        for request, text in zip(results[1].schedule.requests, results[1].outputs):
+            st.text(request.name)
+            st.code(text.decode("utf-8", errors="replace"), language=None)

@@ -1,0 +1,107 @@
+"""The real-model page's machinery: the model shared by every session, runs one at a time, streaming text
+while a run goes, and the simulator's prediction beside the measurement."""
+from __future__ import annotations
+
+import json
+import threading
+
+import pandas as pd
+import streamlit as st
+
+from gpu_demo.engine import EngineRun, run
+from gpu_demo.fit import fit_cost, predict
+from gpu_demo.loading import load_model
+from gpu_demo.model import GPT
+from gpu_demo.prompts import fit_to_context, prompts_for, with_text_lengths
+from gpu_demo.train import CARD
+from sim.config import Config, Policy
+from sim.generate import Uniform, generate
+from sim.metrics import Metrics, compute
+from sim.trace import Trace
+
+from .i18n import t
+
+STREAMED = 6  # requests whose text streams on the page while a run goes
+
+
+@st.cache_resource(show_spinner=False)
+def shared_model(device: str, dtype: str) -> GPT:
+    """One model per server (and device, dtype), shared by every session."""
+    return load_model(device, dtype)
+
+
+@st.cache_resource(show_spinner=False)
+def model_lock() -> threading.Lock:
+    """Runs take turns: the model is one, and a run's timings would mean nothing with another beside it."""
+    return threading.Lock()
+
+
+def model_card() -> dict:
+    return json.loads(CARD.read_text()) if CARD.exists() else {}
+
+
+def presets() -> dict[str, Trace]:
+    """Traces sized for the model's context of 256 bytes."""
+    return {"mixed": generate(24, rate=1.5, prompt=Uniform(16, 96), output=Uniform(4, 96), seed=3),
+            "short_chats": generate(32, rate=2.0, prompt=Uniform(8, 32), output=Uniform(8, 32), seed=4),
+            "long_outputs": generate(16, rate=0.5, prompt=Uniform(16, 48), output=Uniform(64, 160), seed=5)}
+
+
+def prepare(trace: Trace, context: int, seed: int) -> tuple[Trace, list[bytes]]:
+    """The trace as the model can serve it (text prompts counted in bytes, lengths scaled to the context) and
+    each request's prompt bytes."""
+    fitted = fit_to_context(with_text_lengths(trace), context)
+    return fitted, prompts_for(fitted, seed)
+
+
+def run_both(model: GPT, trace: Trace, prompts: list[bytes], config: Config, policies: tuple[Policy, Policy],
+             arrival_unit: str) -> list[EngineRun]:
+    """Run A then B under the model lock, with a progress bar and the first requests' text streaming."""
+    lock = model_lock()
+    if not lock.acquire(blocking=False):
+        with st.spinner(t("rm_waiting")):
+            lock.acquire()
+    try:
+        results = []
+        total = sum(r.output for r in trace.requests)
+        for label, policy in zip("AB", policies):
+            bar = st.progress(0.0, text=t("rm_running", label=label))
+            boxes = [st.empty() for _ in range(min(STREAMED, len(prompts)))]
+            texts = [bytearray() for _ in boxes]
+            made = [0]
+
+            def on_step(scheduler, new, bar=bar, boxes=boxes, texts=texts, made=made, label=label):
+                made[0] += len(new)
+                for i, token in new.items():
+                    if i < len(texts):
+                        texts[i] += token
+                if scheduler.iterations % 4 == 0 or not scheduler.remaining:
+                    bar.progress(min(1.0, made[0] / total), text=t("rm_running", label=label))
+                    for i, box in enumerate(boxes):
+                        box.code(texts[i].decode("utf-8", errors="replace") or "…", language=None)
+
+            results.append(run(model, trace, prompts, config, policy, arrival_unit, on_step=on_step))
+            bar.empty()
+            for box in boxes:
+                box.empty()
+        return results
+    finally:
+        lock.release()
+
+
+def prediction_table(result: EngineRun, metrics: Metrics, config: Config, policy: Policy) -> tuple[pd.DataFrame, dict]:
+    """Measured figures beside the simulator's prediction with a linear model fitted to this run."""
+    cost, error = fit_cost(result)
+    predicted = compute(predict(result, config, policy, cost))
+    rows = []
+    for name, measured, guess in (("makespan", metrics.makespan, predicted.makespan),
+                                  ("ttft_p50", metrics.percentiles["ttft"][50], predicted.percentiles["ttft"][50]),
+                                  ("tpot_p50", metrics.percentiles["tpot"][50], predicted.percentiles["tpot"][50]),
+                                  ("throughput", metrics.throughput, predicted.throughput)):
+        rows.append({t("col_metric"): t("m_" + name), t("rm_measured"): round(measured, 3),
+                     t("rm_predicted"): round(guess, 3),
+                     t("rm_error"): f"{(guess - measured) / measured:+.0%}" if measured else "—"})
+    fit = {"c0": cost.c0, "c_prefill": cost.c_prefill, "c_decode": cost.c_decode, "c_attn": cost.c_attn,
+           "error": error}
+    return pd.DataFrame(rows), fit
+
