@@ -126,7 +126,7 @@ def csv_safe(value: object) -> object:
     return value
 
 
-def _csv(headers: list[str], rows: list[list[object]]) -> str:
+def csv_text(headers: list[str], rows: list[list[object]]) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(headers)
@@ -141,7 +141,7 @@ REQUEST_COLUMNS = ["name", "arrival", "prompt", "output", "queue_time", "ttft", 
 
 def requests_csv(runs: list[Metrics]) -> str:
     """One row per request and policy with its latencies."""
-    return _csv(["policy", *REQUEST_COLUMNS],
+    return csv_text(["policy", *REQUEST_COLUMNS],
                 [[m.policy, *(getattr(r, c) for c in REQUEST_COLUMNS)] for m in runs for r in m.requests])
 
 
@@ -164,7 +164,7 @@ def overall_rows(metrics: Metrics) -> dict[str, float]:
 def overall_csv(runs: list[Metrics]) -> str:
     """One row per policy with its overall figures."""
     rows = [overall_rows(m) for m in runs]
-    return _csv(["policy", *rows[0]], [[m.policy, *row.values()] for m, row in zip(runs, rows)])
+    return csv_text(["policy", *rows[0]], [[m.policy, *row.values()] for m, row in zip(runs, rows)])
 
 
 def chrome_trace(schedules: list[Schedule], microseconds_per_unit: float = 1000.0) -> dict:

@@ -171,3 +171,33 @@ class Schedule:
                     del holding[~change]
             out.append(list(holding))
         return out
+
+
+def load_series(schedule: Schedule) -> tuple[list[float], list[int], list[float], list[int]]:
+    """Step functions over time: (times, requests running) from the steps, and (times, requests waiting) from
+    arrivals until first token-work; each value holds until the next time."""
+    events: list[tuple[float, int]] = []
+    for r in schedule.requests:
+        events.append((r.arrival, 1))
+        if r.first_work is not None:
+            events.append((r.first_work, -1))
+    events.sort()
+    wait_x, wait_y, waiting = [0], [0], 0
+    for time, change in events:
+        waiting += change
+        if wait_x[-1] == time:
+            wait_y[-1] = waiting
+        else:
+            wait_x.append(time)
+            wait_y.append(waiting)
+    run_x, run_y, now = [], [], 0
+    for s in schedule.steps:
+        if s.start > now:
+            run_x.append(now)
+            run_y.append(0)
+        run_x.append(s.start)
+        run_y.append(s.running)
+        now = s.end
+    run_x.append(now)
+    run_y.append(0)
+    return run_x, run_y, wait_x, wait_y

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
-from sim.schedule import PHASES, Schedule
+from sim.schedule import PHASES, Schedule, load_series
 
 from .i18n import t
 from .text import plotly_text
@@ -151,30 +151,7 @@ def budget_chart(schedule: Schedule, title: str, x_max: float | None = None, rev
 
 def load_chart(schedule: Schedule, title: str, x_max: float | None = None) -> go.Figure:
     """Requests running (holding a batch slot) and waiting over time: the aggregate view of a large trace."""
-    events: list[tuple[float, int]] = []
-    for r in schedule.requests:
-        events.append((r.arrival, 1))
-        if r.first_work is not None:
-            events.append((r.first_work, -1))
-    events.sort()
-    wait_x, wait_y, waiting = [0], [0], 0
-    for time, change in events:
-        waiting += change
-        if wait_x[-1] == time:
-            wait_y[-1] = waiting
-        else:
-            wait_x.append(time)
-            wait_y.append(waiting)
-    run_x, run_y, now = [], [], 0
-    for s in schedule.steps:
-        if s.start > now:
-            run_x.append(now)
-            run_y.append(0)
-        run_x.append(s.start)
-        run_y.append(s.running)
-        now = s.end
-    run_x.append(now)
-    run_y.append(0)
+    run_x, run_y, wait_x, wait_y = load_series(schedule)
     fig = go.Figure()
     fig.add_trace(go.Scatter(name=t("load_running"), x=run_x, y=run_y, mode="lines", line={"shape": "hv",
                              "color": COLORS["decode"]}, fill="tozeroy"))
@@ -255,4 +232,44 @@ def kv_chart(schedule: Schedule, title: str, x_max: float | None = None) -> go.F
     fig.update_yaxes(title=t("axis_blocks"), range=[0, capacity * 1.15], gridcolor="#e5e8ee")
     fig = _layout(fig, title, 240, x_max, schedule.unit)
     fig.update_layout(barmode="overlay", bargap=0)
+    return fig
+
+
+SERIES_COLORS = ("#4e79a7", "#f28e2b", "#59a14f", "#b07aa1")
+DASHES = ("solid", "dash", "dot")
+
+
+def sweep_chart(rows: list[dict], columns: tuple[str, ...], title: str, x_title: str, y_title: str,
+                knees: dict[str, float | None] | None = None, target: float | None = None,
+                scale: float = 1.0) -> go.Figure:
+    """One line per policy (and per column: p50 solid, p90 dashed, p99 dotted) against the swept value; points
+    that could not run are left out. `knees` marks each policy's knee on the first column, `target` draws the
+    attainment target; values are multiplied by `scale` (100 for percent)."""
+    fig = go.Figure()
+    labels = list(dict.fromkeys(r["policy"] for r in rows))
+    for color, label in zip(SERIES_COLORS * 2, labels):
+        mine = [r for r in rows if r["policy"] == label and not r["error"]]
+        name = plotly_text(label)
+        for dash, column in zip(DASHES, columns):
+            suffix = f" {column.rsplit('_', 1)[-1]}" if len(columns) > 1 else ""
+            fig.add_trace(go.Scatter(
+                name=name + suffix, x=[r["value"] for r in mine], y=[r[column] * scale for r in mine],
+                mode="lines+markers", line={"color": color, "dash": dash}, marker={"size": 6},
+                hovertemplate=f"{name}{suffix}<br>%{{x}}: %{{y:.3g}}<extra></extra>"))
+        value = (knees or {}).get(label)
+        if value is not None:
+            y = next(r[columns[0]] for r in mine if r["value"] == value) * scale
+            fig.add_trace(go.Scatter(
+                name=t("sw_knee_marker", policy=name), x=[value], y=[y], mode="markers",
+                marker={"symbol": "star", "size": 16, "color": color, "line": {"color": "#2f3640", "width": 1}},
+                hovertemplate=t("sw_knee_marker", policy=name) + ": %{x}<extra></extra>"))
+    if target is not None:
+        fig.add_hline(y=target * scale, line={"color": "#d62728", "dash": "dash", "width": 1},
+                      annotation_text=t("sw_target_line", target=f"{target:.0%}"), annotation_position="top left")
+    fig.update_layout(title={"text": title, "x": 0, "font": {"size": 15}}, height=340,
+                      margin={"l": 10, "r": 10, "t": 36, "b": 76}, plot_bgcolor="white",
+                      legend={"orientation": "h", "x": 0, "y": 0, "yref": "container", "yanchor": "bottom",
+                              "font": {"size": 11}})
+    fig.update_xaxes(title=x_title, gridcolor="#e5e8ee", zeroline=False)
+    fig.update_yaxes(title=y_title, gridcolor="#e5e8ee", rangemode="tozero")
     return fig

@@ -8,6 +8,7 @@ import streamlit as st
 from sim.config import Policy
 from sim.export import chrome_trace, overall_csv, requests_csv, run_json
 from sim.metrics import Metrics
+from sim.prometheus import prometheus_text
 from sim.schedule import Schedule
 
 from .charts import GANTT_ROWS, budget_chart, gantt, kv_chart, load_chart
@@ -63,3 +64,19 @@ def show(runs: list[tuple[Schedule, Metrics]], policies: tuple[Policy, Policy]) 
                        key="dl_schedule")
     e4.download_button(t("dl_chrome"), json.dumps(chrome_trace([schedule_a, schedule_b])), "schedule.trace.json",
                        "application/json", key="dl_chrome", help=t("dl_chrome_help"))
+    _prometheus_downloads(runs)
+
+
+def _prometheus_downloads(runs: list[tuple[Schedule, Metrics]]) -> None:
+    """Each run's metrics in Prometheus text format with vLLM's names, to set beside a real server's."""
+    p1, p2, p3 = st.columns(3)
+    if runs[0][0].unit == "tick":
+        ms = p1.number_input(t("dl_prom_tick_ms"), 0.001, 3.6e6, 10.0, key="dl_prom_ms", help=t("dl_prom_tick_help"))
+        seconds = ms / 1000
+    else:
+        seconds = 0.001
+        p1.caption(t("dl_prom_ms"))
+    for column, label, (schedule, metrics) in zip((p2, p3), "AB", runs):
+        column.download_button(t("dl_prometheus", label=label), prometheus_text(schedule, metrics, seconds),
+                               f"metrics-{label}.prom", "text/plain", key=f"dl_prom_{label}",
+                               help=t("dl_prometheus_help"))

@@ -3,11 +3,13 @@
 Buttons act through callbacks, which run before the page: the new trace is in place when it draws."""
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import streamlit as st
 
 from sim.generate import Fixed, LogNormal, Uniform, generate
 from sim.importers import FORMATS, ImportOptions, import_trace
-from sim.trace import MAX_TOKENS, TraceError
+from sim.trace import MAX_TOKENS, Trace, TraceError
 
 from . import lab_state
 from .i18n import t
@@ -32,62 +34,65 @@ def presets_tab() -> None:
     st.button(t("preset_load"), key="preset_load", on_click=_load_preset)
 
 
-def _length(which: str):
+def _length(prefix: str, which: str):
     s = st.session_state
-    kind = s[f"gen_{which}_kind"]
+    kind = s[f"{prefix}_{which}_kind"]
     if kind == "fixed":
-        return Fixed(int(s[f"gen_{which}_v"]))
+        return Fixed(int(s[f"{prefix}_{which}_v"]))
     if kind == "uniform":
-        return Uniform(int(s[f"gen_{which}_lo"]), int(s[f"gen_{which}_hi"]))
-    return LogNormal(float(s[f"gen_{which}_m"]), float(s[f"gen_{which}_s"]))
+        return Uniform(int(s[f"{prefix}_{which}_lo"]), int(s[f"{prefix}_{which}_hi"]))
+    return LogNormal(float(s[f"{prefix}_{which}_m"]), float(s[f"{prefix}_{which}_s"]))
 
 
-def _generate() -> None:
+def _generate(prefix: str, on_trace: Callable[[Trace], None]) -> None:
     s = st.session_state
     try:
-        trace = generate(int(s["gen_n"]), float(s["gen_rate"]), _length("prompt"), _length("output"),
-                         float(s["gen_burstiness"]), int(s["gen_seed"]))
+        trace = generate(int(s[f"{prefix}_n"]), float(s[f"{prefix}_rate"]), _length(prefix, "prompt"),
+                         _length(prefix, "output"), float(s[f"{prefix}_burstiness"]), int(s[f"{prefix}_seed"]))
     except ValueError as error:
         s[ERROR] = (t("gen_bad", reason=md_escape(error)), ())
         return
-    lab_state.set_trace(trace)
+    on_trace(trace)
 
 
-def generator_tab() -> None:
+def generator_tab(prefix: str = "gen", on_trace: Callable[[Trace], None] = lab_state.set_trace,
+                  n: int = 60, rate: float = 0.5) -> None:
+    """The seeded generator's form (widget keys start with `prefix`); its button hands the trace to `on_trace`."""
     g1, g2, g3 = st.columns(3)
-    g1.number_input(t("gen_n"), 1, MAX_REQUESTS, 60, key="gen_n", help=t("gen_n_help"))
-    g2.number_input(t("gen_rate"), 0.001, 1000.0, 0.5, step=0.1, format="%.3f", key="gen_rate",
+    g1.number_input(t("gen_n"), 1, MAX_REQUESTS, n, key=f"{prefix}_n", help=t("gen_n_help"))
+    g2.number_input(t("gen_rate"), 0.001, 1000.0, rate, step=0.1, format="%.3f", key=f"{prefix}_rate",
                     help=t("gen_rate_help"))
-    g3.number_input(t("gen_burstiness"), 0.01, 100.0, 1.0, step=0.1, key="gen_burstiness",
+    g3.number_input(t("gen_burstiness"), 0.01, 100.0, 1.0, step=0.1, key=f"{prefix}_burstiness",
                     help=t("gen_burstiness_help"))
     for column, which, low, high in ((g1, "prompt", 1, 8), (g2, "output", 1, 12)):
         with column:
             kind = st.selectbox(t(f"gen_{which}"), ("uniform", "fixed", "lognormal"),
-                                format_func=lambda k: t(f"dist_{k}"), key=f"gen_{which}_kind")
+                                format_func=lambda k: t(f"dist_{k}"), key=f"{prefix}_{which}_kind")
             if kind == "fixed":
-                st.number_input(t("dist_value"), 1, MAX_TOKENS, high, key=f"gen_{which}_v")
+                st.number_input(t("dist_value"), 1, MAX_TOKENS, high, key=f"{prefix}_{which}_v")
             elif kind == "uniform":
-                st.number_input(t("dist_low"), 1, MAX_TOKENS, low, key=f"gen_{which}_lo")
-                st.number_input(t("dist_high"), 1, MAX_TOKENS, high, key=f"gen_{which}_hi")
+                st.number_input(t("dist_low"), 1, MAX_TOKENS, low, key=f"{prefix}_{which}_lo")
+                st.number_input(t("dist_high"), 1, MAX_TOKENS, high, key=f"{prefix}_{which}_hi")
             else:
-                st.number_input(t("dist_median"), 1.0, float(MAX_TOKENS), float(high), key=f"gen_{which}_m")
-                st.number_input(t("dist_sigma"), 0.0, 3.0, 0.8, step=0.1, key=f"gen_{which}_s")
-    g3.number_input(t("gen_seed"), 0, 2**31 - 1, 0, key="gen_seed", help=t("gen_seed_help"))
-    g3.button(t("gen_make"), key="gen_make", type="primary", on_click=_generate)
+                st.number_input(t("dist_median"), 1.0, float(MAX_TOKENS), float(high), key=f"{prefix}_{which}_m")
+                st.number_input(t("dist_sigma"), 0.0, 3.0, 0.8, step=0.1, key=f"{prefix}_{which}_s")
+    g3.number_input(t("gen_seed"), 0, 2**31 - 1, 0, key=f"{prefix}_seed", help=t("gen_seed_help"))
+    g3.button(t("gen_make"), key=f"{prefix}_make", type="primary", on_click=_generate, args=(prefix, on_trace))
 
 
-def _import() -> None:
+def _import(prefix: str, on_trace: Callable[[Trace], None]) -> None:
     s = st.session_state
-    file = s.get("up_file")
+    file = s.get(f"{prefix}_file")
     if file is None:
         return
     if file.size > MAX_UPLOAD_MB * 2**20:
         s[ERROR] = (t("up_too_big", mb=MAX_UPLOAD_MB), ())
         return
     try:
-        options = ImportOptions(float(s["up_ms"]), float(s["up_scale"]), float(s["up_start"]) or None,
-                                float(s["up_end"]) or None, int(s["up_limit"]))
-        result = import_trace(file.getvalue(), s["up_fmt"], options)
+        options = ImportOptions(float(s[f"{prefix}_ms"]), float(s[f"{prefix}_scale"]),
+                                float(s[f"{prefix}_start"]) or None, float(s[f"{prefix}_end"]) or None,
+                                int(s[f"{prefix}_limit"]))
+        result = import_trace(file.getvalue(), s[f"{prefix}_fmt"], options)
     except TraceError as error:
         s[ERROR] = (t("up_bad"), error.problems)
         return
@@ -97,25 +102,28 @@ def _import() -> None:
     if len(result.trace) > MAX_REQUESTS:
         s[ERROR] = (t("lab_too_many", n=len(result.trace), limit=MAX_REQUESTS), ())
         return
-    lab_state.set_trace(result.trace)
-    s["up_report"] = str(result.report)
+    on_trace(result.trace)
+    s[f"{prefix}_report"] = str(result.report)
 
 
-def upload_tab() -> None:
-    st.file_uploader(t("up_file"), type=["csv", "json", "jsonl", "txt"], key="up_file",
+def upload_tab(prefix: str = "up", on_trace: Callable[[Trace], None] = lab_state.set_trace,
+               ms_per_tick: float = 1000.0, limit: int = 500) -> None:
+    """Upload and import a native or real trace (widget keys start with `prefix`); the trace goes to
+    `on_trace`."""
+    st.file_uploader(t("up_file"), type=["csv", "json", "jsonl", "txt"], key=f"{prefix}_file",
                      help=t("up_help", mb=MAX_UPLOAD_MB))
     u1, u2, u3, u4 = st.columns(4)
-    u1.selectbox(t("up_format"), ("auto", *FORMATS), format_func=lambda k: t(f"fmt_{k}"), key="up_fmt")
-    u2.number_input(t("up_ms_per_tick"), 0.001, 3.6e6, 1000.0, key="up_ms")
-    u3.number_input(t("up_token_scale"), 0.0001, 1000.0, 1.0, format="%.4f", key="up_scale")
-    u4.number_input(t("up_limit"), 1, MAX_REQUESTS, 500, key="up_limit")
+    u1.selectbox(t("up_format"), ("auto", *FORMATS), format_func=lambda k: t(f"fmt_{k}"), key=f"{prefix}_fmt")
+    u2.number_input(t("up_ms_per_tick"), 0.001, 3.6e6, ms_per_tick, key=f"{prefix}_ms")
+    u3.number_input(t("up_token_scale"), 0.0001, 1000.0, 1.0, format="%.4f", key=f"{prefix}_scale")
+    u4.number_input(t("up_limit"), 1, MAX_REQUESTS, limit, key=f"{prefix}_limit")
     w1, w2 = st.columns(2)
-    w1.number_input(t("up_start_s"), 0.0, None, 0.0, key="up_start")
-    w2.number_input(t("up_end_s"), 0.0, None, 0.0, key="up_end", help=t("up_end_help"))
-    st.button(t("up_import"), key="up_import", type="primary", on_click=_import,
-              disabled=st.session_state.get("up_file") is None)
-    if st.session_state.get("up_report"):
-        st.info(t("up_report", report=md_escape(st.session_state["up_report"])))
+    w1.number_input(t("up_start_s"), 0.0, None, 0.0, key=f"{prefix}_start")
+    w2.number_input(t("up_end_s"), 0.0, None, 0.0, key=f"{prefix}_end", help=t("up_end_help"))
+    st.button(t("up_import"), key=f"{prefix}_import", type="primary", on_click=_import, args=(prefix, on_trace),
+              disabled=st.session_state.get(f"{prefix}_file") is None)
+    if st.session_state.get(f"{prefix}_report"):
+        st.info(t("up_report", report=md_escape(st.session_state[f"{prefix}_report"])))
 
 
 def show_source_error() -> None:

@@ -1,0 +1,185 @@
+"""Sweeps: one trace run under several policies while one parameter moves, and the knee of each policy.
+
+The swept parameter is the arrival rate (a multiplier of the trace's own rate: arrivals, deadlines and cancel
+times are divided by it, so 2 means the same requests arriving twice as fast), the token budget, the sequence
+limit, the chunk size or the number of KV blocks. Each point is an ordinary simulation; its row holds goodput,
+SLO attainment, TTFT and TPOT percentiles and throughput. Points run in worker processes when there are many.
+"""
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Callable
+from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
+from dataclasses import replace
+from multiprocessing import get_context
+from typing import NamedTuple
+
+from .config import Config, ConfigError, Policy
+from .engine import simulate
+from .export import csv_text
+from .metrics import compute
+from .trace import Trace, TraceError
+
+PARAMETERS = ("rate", "token_budget", "max_seqs", "chunk_size", "kv_blocks")
+MAX_POINTS = 50
+COLUMNS = ("policy", "value", "goodput", "goodput_requests", "attainment", "ttft_p50", "ttft_p90", "ttft_p99",
+           "tpot_p50", "tpot_p90", "tpot_p99", "throughput", "finished", "makespan", "error")
+
+
+class SweepError(ValueError):
+    """A sweep that cannot be run as asked; the message says what to change."""
+
+
+class Entry(NamedTuple):
+    """One policy of the sweep, with its own budgets."""
+    label: str
+    config: Config
+    policy: Policy
+
+
+def parse_values(parameter: str, spec: str) -> list[float | int]:
+    """`LOW:HIGH:POINTS` (evenly spaced, ends included) or a comma list; whole numbers for every parameter but
+    the rate (rounded, each value once)."""
+    if parameter not in PARAMETERS:
+        raise SweepError(f"cannot sweep {parameter!r}: choose one of {', '.join(PARAMETERS)}")
+    try:
+        if ":" in spec:
+            low, high, count = spec.split(":")
+            low, high, count = float(low), float(high), int(count)
+            if not 2 <= count <= MAX_POINTS:
+                raise SweepError(f"{spec!r}: between 2 and {MAX_POINTS} points")
+            values = [low + (high - low) * i / (count - 1) for i in range(count)]
+        else:
+            values = [float(v) for v in spec.split(",") if v.strip()]
+    except ValueError:
+        raise SweepError(f"{spec!r}: write LOW:HIGH:POINTS (0.5:4:8) or a list (1,2,4)") from None
+    if not values or len(values) > MAX_POINTS:
+        raise SweepError(f"{spec!r}: between 1 and {MAX_POINTS} values")
+    if not all(math.isfinite(v) and v > 0 for v in values):
+        raise SweepError(f"{spec!r}: every value must be a number above 0")
+    if parameter != "rate":
+        values = [max(1, round(v)) for v in values]
+    return sorted(set(values))
+
+
+def parse_sweep(spec: str) -> tuple[str, list[float | int]]:
+    """`PARAMETER=VALUES`, as `rate=0.5:4:8` or `token_budget=8,16,32`."""
+    parameter, sep, values = spec.partition("=")
+    if not sep:
+        raise SweepError(f"{spec!r}: write PARAMETER=VALUES, for example rate=0.5:4:8")
+    return parameter.strip(), parse_values(parameter.strip(), values)
+
+
+def scale_arrivals(trace: Trace, factor: float) -> Trace:
+    """The same requests arriving `factor` times as fast: every time divided by it (and floored to a tick)."""
+    def at(time: int | None) -> int | None:
+        return None if time is None else int(time / factor)
+    requests = tuple(r._replace(arrival=at(r.arrival), deadline=at(r.deadline), cancel_at=at(r.cancel_at))
+                     for r in trace.requests)
+    return replace(trace, requests=requests)
+
+
+def applied(trace: Trace, entry: Entry, parameter: str, value: float | int) -> tuple[Trace, Config, Policy]:
+    """The inputs of one sweep point."""
+    config, policy = entry.config, entry.policy
+    if parameter == "rate":
+        trace = scale_arrivals(trace, value)
+    elif parameter == "chunk_size":
+        policy = replace(policy, chunk_size=value)
+    else:
+        config = replace(config, **{parameter: value})
+    return trace, config, policy
+
+
+def point(trace: Trace, entry: Entry, parameter: str, value: float | int) -> dict:
+    """One row: the entry's metrics at this value, or the reason it cannot run (as `error`)."""
+    row = dict.fromkeys(COLUMNS)
+    row.update(policy=entry.label, value=value, error="")
+    try:
+        schedule = simulate(*applied(trace, entry, parameter, value))
+    except (TraceError, ConfigError) as error:
+        row.update(goodput=0.0, goodput_requests=0, attainment=0.0, finished=0, error=str(error))
+        return row
+    m = compute(schedule)
+    row.update(goodput=m.goodput, goodput_requests=m.goodput_requests, attainment=m.slo_attainment,
+               throughput=m.throughput, finished=m.finished, makespan=m.makespan)
+    for latency in ("ttft", "tpot"):
+        for q, v in m.percentiles[latency].items():
+            row[f"{latency}_p{q}"] = v
+    return row
+
+
+def _points(job: tuple[Trace, list[tuple[Entry, float | int]], str]) -> list[dict]:
+    trace, pairs, parameter = job
+    return [point(trace, entry, parameter, value) for entry, value in pairs]
+
+
+def worker_pool(workers: int | None = None) -> ProcessPoolExecutor:
+    """Worker processes for sweep points (started by a fork server: safe from a threaded web server)."""
+    return ProcessPoolExecutor(workers or os.cpu_count() or 1, mp_context=get_context("forkserver"))
+
+
+def sweep(trace: Trace, entries: list[Entry], parameter: str, values: list[float | int], workers: int | None = None,
+          progress: Callable[[int, int], None] | None = None, pool: Executor | None = None) -> list[dict]:
+    """Every (entry, value) row, in entry order then value order. The points run in `pool` when given (a server
+    shares one among its users), else in `workers` processes of its own (None: one per CPU when the work is big
+    enough to pay for starting them); `progress(done, total)` after each batch of points."""
+    if parameter not in PARAMETERS:
+        raise SweepError(f"cannot sweep {parameter!r}: choose one of {', '.join(PARAMETERS)}")
+    if not entries:
+        raise SweepError("choose at least one policy")
+    pairs = [(entry, value) for entry in entries for value in values]
+    total = len(pairs)
+    if workers is None:
+        workers = min(os.cpu_count() or 1, total) if total * len(trace) >= 20_000 else 1
+    if pool is None and workers <= 1:
+        rows = []
+        for entry, value in pairs:
+            rows.append(point(trace, entry, parameter, value))
+            if progress:
+                progress(len(rows), total)
+        return rows
+    # Small chunks, handed out as workers free up, keep every core busy and the progress bar moving.
+    size = max(1, total // ((workers if pool is None else os.cpu_count() or 1) * 4))
+    chunks = [pairs[i:i + size] for i in range(0, total, size)]
+    own = pool is None
+    pool = worker_pool(workers) if own else pool
+    try:
+        futures = {pool.submit(_points, (trace, chunk, parameter)): i for i, chunk in enumerate(chunks)}
+        results: list[list[dict]] = [[] for _ in chunks]
+        done = 0
+        for future in as_completed(futures):
+            results[futures[future]] = future.result()
+            done += len(results[futures[future]])
+            if progress:
+                progress(done, total)
+    finally:
+        if own:
+            pool.shutdown(cancel_futures=True)
+    return [row for chunk in results for row in chunk]
+
+
+def knee(rows: list[dict], parameter: str, target: float) -> float | int | None:
+    """For the rate: the largest load up to which every point keeps attainment >= target. For a capacity
+    (budget, sequences, chunk, blocks): the smallest value from which on every point does. None: no point."""
+    ordered = sorted(rows, key=lambda r: r["value"])
+    if parameter != "rate":
+        ordered.reverse()
+    found = None
+    for row in ordered:
+        if row["error"] or row["attainment"] < target:
+            break
+        found = row["value"]
+    return found
+
+
+def knees(rows: list[dict], parameter: str, target: float) -> dict[str, float | int | None]:
+    """The knee of every policy of a sweep, in the order they first appear."""
+    labels = list(dict.fromkeys(r["policy"] for r in rows))
+    return {label: knee([r for r in rows if r["policy"] == label], parameter, target) for label in labels}
+
+
+def sweep_csv(rows: list[dict]) -> str:
+    """The sweep's table as CSV (policy labels made safe for spreadsheets)."""
+    return csv_text(list(COLUMNS), [[row[c] for c in COLUMNS] for row in rows])

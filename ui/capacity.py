@@ -1,0 +1,123 @@
+"""The capacity lab's side of Streamlit: the policies table, the sweep run once per input for every user
+(worker processes shared by the server, results cached), and the result tables."""
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from concurrent.futures import Executor
+from concurrent.futures.process import BrokenProcessPool
+
+import pandas as pd
+import streamlit as st
+
+from sim.config import KV_ADMISSION, ORDERS, POLICIES, PREEMPT, SLO, Config, ConfigError, Policy
+from sim.sweep import Entry, sweep, worker_pool
+from sim.trace import Trace
+
+from .i18n import t
+
+MAX_POLICIES = 4
+MAX_WORK = 3_000_000  # requests simulated in one sweep (points x policies x requests): about half a minute
+CACHED = 32  # sweeps kept for every user
+COLUMNS = ("label", "batching", "order", "token_budget", "max_seqs", "chunk_size", "kv_blocks", "kv_admission",
+           "preempt")
+
+
+def default_policies(budget: int = 8) -> pd.DataFrame:
+    rows = [("static", "static", "fcfs-skip", budget, 0, 0, 0, "reserve", "recompute"),
+            ("continuous", "continuous", "fcfs-skip", budget, 0, 0, 0, "reserve", "recompute"),
+            ("continuous + chunked prefill", "continuous", "fcfs-skip", budget, 0, max(1, budget // 2), 0, "reserve",
+             "recompute")]
+    return pd.DataFrame(rows, columns=list(COLUMNS))
+
+
+def policies_editor(key: str, table: pd.DataFrame) -> pd.DataFrame:
+    number = {"min_value": 0, "step": 1}
+    choices = {"batching": POLICIES, "order": ORDERS, "kv_admission": KV_ADMISSION, "preempt": PREEMPT}
+    config = {"label": st.column_config.TextColumn(t("sw_col_label"), required=True, max_chars=60),
+              "token_budget": st.column_config.NumberColumn(t("cfg_budget"), **number | {"min_value": 1},
+                                                            required=True),
+              "max_seqs": st.column_config.NumberColumn(t("sw_col_max_seqs"), **number),
+              "chunk_size": st.column_config.NumberColumn(t("sw_col_chunk"), **number),
+              "kv_blocks": st.column_config.NumberColumn(t("sw_col_kv_blocks"), **number)}
+    for column, options in choices.items():
+        config[column] = st.column_config.SelectboxColumn(t(f"sw_col_{column}"), options=options, required=True)
+    return st.data_editor(table, key=key, num_rows="dynamic", hide_index=True, width="stretch",
+                          column_config=config)
+
+
+def _whole(row: dict, column: str) -> int | None:
+    """A whole number cell; empty or 0 is None (no limit, off)."""
+    value = row.get(column)
+    return None if value is None or pd.isna(value) else int(value) or None
+
+
+def entries(table: pd.DataFrame, first_token: str, slo: SLO) -> tuple[list[Entry], list[str]]:
+    """The table's policies as sweep entries, or the problems found, each naming its row."""
+    out, problems, seen = [], [], set()
+    rows = [r for r in table.to_dict("records") if any(pd.notna(v) and v != "" for v in r.values())]
+    if not 1 <= len(rows) <= MAX_POLICIES:
+        problems.append(t("sw_policy_count", most=MAX_POLICIES))
+    for number, row in enumerate(rows, start=1):
+        label = str(row.get("label") or "").strip()
+        if not label or label in seen:
+            problems.append(t("sw_policy_label", row=number))
+            continue
+        seen.add(label)
+        try:
+            config = Config(_whole(row, "token_budget") or 0, _whole(row, "max_seqs"), first_token, slo,
+                            _whole(row, "kv_blocks"))
+            policy = Policy(str(row.get("batching")), str(row.get("order")), chunk_size=_whole(row, "chunk_size"),
+                            kv_admission=str(row.get("kv_admission")), preempt=str(row.get("preempt")))
+        except (ConfigError, TypeError, ValueError) as error:
+            problems.append(t("sw_policy_bad", row=number, label=label, reason=str(error)))
+            continue
+        out.append(Entry(label, config, policy))
+    return out, problems
+
+
+@st.cache_resource
+def _shared() -> tuple[OrderedDict, threading.Lock, list[Executor | None]]:
+    """One results cache, its lock and one pool of worker processes for every user of this server."""
+    return OrderedDict(), threading.Lock(), [None]
+
+
+def _digest(*parts: object) -> str:
+    return hashlib.sha256(repr(parts).encode()).hexdigest()
+
+
+def run_sweep(trace: Trace, chosen: list[Entry], parameter: str, values: list,
+              progress: Callable[[int, int], None]) -> list[dict]:
+    """The sweep's rows, from the cache when anyone ran the same inputs; else computed in the shared worker
+    processes (the web server's own thread only waits), or in this process if the pool cannot start."""
+    cache, lock, pool = _shared()
+    key = _digest(trace.requests, chosen, parameter, values)
+    with lock:
+        if key in cache:
+            cache.move_to_end(key)
+            return cache[key]
+        if pool[0] is None:
+            pool[0] = worker_pool()
+    try:
+        rows = sweep(trace, chosen, parameter, values, progress=progress, pool=pool[0])
+    except (BrokenProcessPool, OSError):
+        with lock:
+            pool[0] = None
+        rows = sweep(trace, chosen, parameter, values, workers=1, progress=progress)
+    with lock:
+        cache[key] = rows
+        while len(cache) > CACHED:
+            cache.popitem(last=False)
+    return rows
+
+
+def results_table(rows: list[dict], parameter: str) -> pd.DataFrame:
+    frame = pd.DataFrame(rows)
+    frame["attainment"] = (frame["attainment"] * 100).round(1)
+    names = {"policy": t("sw_col_label"), "value": t(f"sw_param_{parameter}"), "goodput": t("sw_goodput"),
+             "goodput_requests": t("sw_goodput_requests"), "attainment": t("sw_attainment_pct"),
+             "throughput": t("sw_throughput"), "finished": t("sw_finished"), "makespan": "makespan",
+             "error": t("sw_error")}
+    return frame.rename(columns=names)
