@@ -10,6 +10,8 @@ PAGES = {
     "home": st.Page("pages/home.py", title=t("nav_home"), icon="🏠", default=True),
     "example": st.Page("pages/worked_example.py", title=t("nav_example"), icon="🧮"),
     "lab": st.Page("pages/trace_lab.py", title=t("nav_lab"), icon="🧪"),
+    "capacity": st.Page("pages/capacity_lab.py", title=t("nav_capacity"), icon="📈"),
+    "real": st.Page("pages/real_model.py", title=t("nav_real"), icon="🤖"),
     "guide": st.Page("pages/metrics_guide.py", title=t("nav_guide"), icon="📏"),
 }
 page = st.navigation(list(PAGES.values()))

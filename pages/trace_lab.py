@@ -89,15 +89,16 @@ persisted(b2.number_input, t("cfg_max_seqs"), "lab_max_seqs", min_value=0, max_v
           help=t("cfg_max_seqs_help"))
 persisted(b3.radio, t("cfg_first_token"), "lab_first_token", options=("decode", "prefill"),
           format_func=lambda k: t(f"first_{k}"), help=t("cfg_first_token_help"), horizontal=True)
+unit = t("unit_tick" if st.session_state["lab_cost_kind"] == "ticks" else "unit_ms")
 for column, name in zip(st.columns(3), ("ttft", "tpot", "e2e")):
-    persisted(column.number_input, t(f"cfg_slo_{name}"), f"lab_slo_{name}", min_value=0.0, max_value=1e9,
+    persisted(column.number_input, t(f"cfg_slo_{name}", unit=unit), f"lab_slo_{name}", min_value=0.0, max_value=1e9,
               step=1.0, help=t("cfg_slo_help"))
 with st.expander(t("cfg_hardware"), expanded=bool(st.session_state["lab_kv_blocks"])
                  or st.session_state["lab_cost_kind"] != "ticks"):
     hardware_form()
 for column, side in zip(st.columns(2), "ab"):
     with column:
-        policy_form(side)
+        policy_form(lab_state.POLICY_KEYS[side], f"cfg_policy_{side}")
 
 config = None
 try:

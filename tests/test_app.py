@@ -10,7 +10,8 @@ from sim.trace import validate
 from ui.scenario import Scenario, encode
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
-PAGES = ("pages/home.py", "pages/worked_example.py", "pages/trace_lab.py", "pages/metrics_guide.py")
+PAGES = ("pages/home.py", "pages/worked_example.py", "pages/trace_lab.py", "pages/capacity_lab.py",
+         "pages/metrics_guide.py")
 
 
 def open_page(page: str, lang: str = "en") -> AppTest:
@@ -36,9 +37,11 @@ def test_every_page_renders(page, lang):
     assert at.get("plotly_chart"), "every page draws at least one chart"
     assert at.title[0].value == {"en": {"pages/home.py": "The batching classroom", "pages/worked_example.py":
                                         "Worked example", "pages/trace_lab.py": "Trace lab",
+                                        "pages/capacity_lab.py": "Capacity lab: how much load before the SLO breaks?",
                                         "pages/metrics_guide.py": "Metrics guide"},
                                  "zh": {"pages/home.py": "批处理课堂", "pages/worked_example.py": "示例推演",
                                         "pages/trace_lab.py": "Trace 实验室",
+                                        "pages/capacity_lab.py": "容量实验：负载多大时 SLO 开始失守？",
                                         "pages/metrics_guide.py": "指标指南"}}[lang][page]
 
 
@@ -189,3 +192,73 @@ def test_metrics_guide_draws_the_chosen_request():
     fig = figure(at, 0)
     texts = [a.get("text", "") for a in fig["layout"]["annotations"]]
     assert "TTFT = 5" in texts and "queue = 3" in texts and "3 gaps, mean TPOT = 1.0" in texts
+
+
+def test_capacity_lab_sweeps_the_default_trace_and_states_the_knees():
+    at = open_page("pages/capacity_lab.py")
+    assert not at.exception, at.exception
+    knees = [m.value for m in at.markdown if "keeps at least 90%" in m.value or "misses 90%" in m.value]
+    assert len(knees) == 3 and any("continuous \\+ chunked prefill" in k for k in knees)
+    attainment = figure(at, 0)
+    assert attainment["layout"]["title"]["text"].startswith("SLO attainment")
+    stars = [d for d in attainment["data"] if d.get("marker", {}).get("symbol") == "star"]
+    assert stars, "the knees are marked on the attainment chart"
+    assert len(at.get("plotly_chart")) == 5
+    table = at.dataframe[-1].value
+    assert len(table) == 3 * 16 and "attainment %" in table.columns
+
+
+def test_capacity_lab_sweeps_the_token_budget_and_names_points_that_cannot_run():
+    at = open_page("pages/capacity_lab.py")
+    at.selectbox(key="w_sw_parameter").set_value("token_budget").run()
+    at.number_input(key="w_sw_low_token_budget").set_value(2).run()
+    at.number_input(key="w_sw_high_token_budget").set_value(16).run()
+    at.number_input(key="w_sw_points_token_budget").set_value(8).run()
+    at.button(key="sw_run").click().run()
+    assert not at.exception, at.exception
+    assert any("could not run" in w.value and "larger than the token budget" in w.value for w in at.warning)
+    assert any("from a token budget of" in m.value for m in at.markdown)
+
+
+def test_capacity_lab_bad_policy_rows_and_oversized_sweeps_are_named():
+    at = open_page("pages/capacity_lab.py")
+    at.session_state["sw_policies"] = at.session_state["sw_policies"].assign(chunk_size=[2, 0, 4])
+    at.session_state["sw_policies_now"] = at.session_state["sw_policies"]
+    at.run()
+    assert any("Policy row 1" in e.value and "continuous batching only" in e.value for e in at.error)
+    assert at.button(key="sw_run").disabled
+    at.session_state["sw_policies"] = at.session_state["sw_policies"].assign(chunk_size=[0, 0, 4])
+    at.number_input(key="w_sw_points_rate").set_value(50).run()
+    at.session_state["sw_generated"] = at.session_state["sw_generated"].__class__(
+        at.session_state["sw_generated"].requests * 25)
+    at.run()
+    assert any("the web app takes up to" in e.value for e in at.error)
+
+
+def test_real_model_page_renders_in_chinese():
+    at = open_page("pages/real_model.py", "zh")
+    assert not at.exception, at.exception
+    assert at.title[0].value == "真实模型"
+
+
+def test_real_model_page_serves_the_preset_and_draws_measured_charts():
+    at = open_page("pages/real_model.py")
+    at.button(key="rm_run").click().run()
+    assert not at.exception, at.exception
+    results, config, policies = at.session_state["rm_results"]
+    assert [r.schedule.unit for r in results] == ["ms", "ms"]
+    assert all(len(out) == r.output for result in results for out, r in zip(result.outputs, result.schedule.requests))
+    gantt = figure(at, 0)
+    assert gantt["layout"]["xaxis"]["title"]["text"] == "ms"
+    assert len(at.get("plotly_chart")) >= 4
+    fits = [c.value for c in at.caption if "fit error" in c.value]
+    assert len(fits) == 2  # the simulator's prediction beside each measured run
+
+
+def test_real_model_page_names_a_budget_too_small_for_a_prompt():
+    at = open_page("pages/real_model.py")
+    at.number_input(key="rm_budget").set_value(4).run()
+    at.button(key="rm_run").click().run()
+    assert not at.exception, at.exception
+    assert any("token budget" in e.value for e in at.error)
+    assert "rm_results" not in at.session_state

@@ -153,6 +153,19 @@ def grid(frame) -> dict:
     return frame.evaluate(READ_GRID)
 
 
+def keyed(page, key: str):
+    """The stDataFrame of the widget or table with this key (Streamlit marks its container `st-key-<key>`)."""
+    return page.locator(f".st-key-{key}").get_by_test_id("stDataFrame")
+
+
+def rows_become(frame, rows: list) -> None:
+    """Wait until the grid shows exactly these rows (a rerun may still be replacing it), else fail showing them."""
+    deadline = time.monotonic() + TIMEOUT_MS / 1000
+    while (shown := grid(frame)["rows"]) != rows and time.monotonic() < deadline:
+        time.sleep(0.1)  # polling the grid's own cells, not waiting on a guess
+    assert shown == rows
+
+
 def title(page):
     return page.get_by_test_id("stMain").locator("h1").first
 
@@ -210,7 +223,7 @@ def test_the_language_switch_turns_a_page_chinese(open_page):
 
 def test_worked_example_shows_the_seed_figures(open_page):
     page = open_page("/worked_example")
-    overall = grid(page.get_by_test_id("stDataFrame").first)
+    overall = grid(keyed(page, "ex_overall"))
     rows = {row[0]: row[1:] for row in overall["rows"]}
     assert overall["head"][1:] == ["Static batching (A)", "Continuous batching (B)"]
     assert rows["makespan"] == ["11", "8"]
@@ -221,7 +234,7 @@ def test_worked_example_shows_the_seed_figures(open_page):
 
 def test_editing_a_cell_reruns_the_lab_and_a_bad_edit_names_the_row(open_page):
     page = open_page("/trace_lab")
-    editor = page.get_by_test_id("stDataFrame").first
+    editor = keyed(page, "trace")
     assert grid(editor) == {"head": ["request", "arrival", "prompt", "output"], "rows": SEED_CELLS}
     expect(metric(page, "makespan · B")).to_have_text("8")
 
@@ -229,7 +242,7 @@ def test_editing_a_cell_reruns_the_lab_and_a_bad_edit_names_the_row(open_page):
     expect(metric(page, "makespan · B")).to_have_text("16")
     no_exception(page)
     assert grid(editor)["rows"][2] == ["C", "3", "3", "12"]
-    overall = {row[0]: row[1:3] for row in grid(page.get_by_test_id("stDataFrame").nth(1))["rows"]}
+    overall = {row[0]: row[1:3] for row in grid(keyed(page, "lab_overall"))["rows"]}
     assert overall["makespan"] == ["19", "16"]
     # the share link in the address bar follows the edit
     shared = decode(parse_qs(urlparse(page.url).query)["s"][0])
@@ -242,7 +255,7 @@ def test_editing_a_cell_reruns_the_lab_and_a_bad_edit_names_the_row(open_page):
     expect(page.get_by_test_id("stAlert").filter(has_text="1 row(s) need fixing")).to_be_visible()
     no_exception(page)
     assert grid(editor)["rows"][2] == ["A", "3", "3", "12"]
-    problems = grid(page.get_by_test_id("stDataFrame").nth(1))
+    problems = grid(keyed(page, "lab_problems"))
     assert problems["head"] == ["row", "request", "column", "problem"]
     assert problems["rows"] == [["3", "A", "request", "repeats the name of row 1"]]
     expect(page.get_by_role("button", name="Run ▶")).to_be_disabled()
@@ -252,8 +265,8 @@ def test_a_share_link_opens_its_scenario_and_a_tampered_one_says_so(open_page):
     # r's prompt of 9 fits the link's budget of 10, not the default 8: an over-budget error would show
     trace = make_trace(("p", 0, 3, 2), ("q", 1, 2, 3), ("r", 2, 9, 1), ("s", 3, 1, 4))
     page = open_page("/trace_lab?s=" + encode(Scenario(trace, Config(10), "static", "continuous")))
-    assert grid(page.get_by_test_id("stDataFrame").first)["rows"] == [
-        ["p", "0", "3", "2"], ["q", "1", "2", "3"], ["r", "2", "9", "1"], ["s", "3", "1", "4"]]
+    rows_become(keyed(page, "trace"), [
+        ["p", "0", "3", "2"], ["q", "1", "2", "3"], ["r", "2", "9", "1"], ["s", "3", "1", "4"]])
     expect(page.get_by_role("spinbutton", name="Token budget per tick")).to_have_value("10")
     expect(page.get_by_text("4 requests", exact=True)).to_be_visible()
     expect(page.locator('[data-testid="stPlotlyChart"] .main-svg').first).to_be_visible()
@@ -262,7 +275,7 @@ def test_a_share_link_opens_its_scenario_and_a_tampered_one_says_so(open_page):
 
     page = open_page("/trace_lab?s=garbage!!")
     expect(page.get_by_test_id("stAlert").filter(has_text="This link could not be opened")).to_be_visible()
-    assert grid(page.get_by_test_id("stDataFrame").first)["rows"] == SEED_CELLS
+    rows_become(keyed(page, "trace"), SEED_CELLS)
     expect(page.get_by_role("spinbutton", name="Token budget per tick")).to_have_value("8")
     no_exception(page)
 

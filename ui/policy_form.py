@@ -38,9 +38,9 @@ def _text_list(text: str, what: str) -> tuple:
         raise ConfigError(what, t(f"opt_{what}_format")) from None
 
 
-def policy_form(side: str) -> None:
-    """Policy A or B: its batching and, in an expander, the options of a real scheduler."""
-    key = lab_state.POLICY_KEYS[side]
+def policy_form(key: str, label: str, simulated_only: bool = True) -> None:
+    """The policy kept in session key `key`: its batching and, in an expander, a real scheduler's options.
+    `simulated_only=False` hides what only the simulator models (speculation, swapping)."""
     policy: Policy = st.session_state[key]
     shown = lab_state.policy_widget_values(policy)
     prefix = f"{lab_state.WIDGET}{key}_"
@@ -58,7 +58,7 @@ def policy_form(side: str) -> None:
         return widget(st.selectbox, label, field, options=options,
                       format_func=lambda k: t(f"opt_{field}_{k}".replace("-", "_")), **kwargs)
 
-    batching = widget(st.selectbox, f"cfg_policy_{side}", "batching", options=POLICIES,
+    batching = widget(st.selectbox, label, "batching", options=POLICIES,
                       format_func=lambda k: t(f"policy_{k}"))
     static = batching == "static"
     values = {"batching": batching}
@@ -83,19 +83,23 @@ def policy_form(side: str) -> None:
             values["mixing"] = pick("opt_mixing", "mixing", MIXING, disabled=static, help=t("opt_mixing_help"))
             values["kv_admission"] = pick("opt_kv_admission", "kv_admission", KV_ADMISSION, disabled=static,
                                           help=t("opt_kv_admission_help"))
-            values["preempt"] = pick("opt_preempt", "preempt", PREEMPT, help=t("opt_preempt_help"))
+            if simulated_only:
+                values["preempt"] = pick("opt_preempt", "preempt", PREEMPT, help=t("opt_preempt_help"))
             values["victim"] = pick("opt_victim", "victim", VICTIMS)
             buckets = widget(st.text_input, "opt_graph_buckets", "graph_buckets", help=t("opt_graph_buckets_help"),
                              max_chars=200)
-            s1, s2, s3 = st.columns(3)
-            with s1:
-                values["spec_tokens"] = int(widget(st.number_input, "opt_spec_tokens", "spec_tokens", min_value=0,
-                                                   max_value=64, disabled=static, help=t("opt_spec_tokens_help")))
-            with s2:
-                values["spec_accept"] = widget(st.number_input, "opt_spec_accept", "spec_accept", min_value=0.0,
-                                               max_value=1.0, step=0.05)
-            with s3:
-                values["seed"] = int(widget(st.number_input, "opt_seed", "seed", min_value=0, max_value=2**31 - 1))
+            if simulated_only:  # speculation needs a draft model: the simulator's alone
+                s1, s2, s3 = st.columns(3)
+                with s1:
+                    values["spec_tokens"] = int(widget(st.number_input, "opt_spec_tokens", "spec_tokens",
+                                                       min_value=0, max_value=64, disabled=static,
+                                                       help=t("opt_spec_tokens_help")))
+                with s2:
+                    values["spec_accept"] = widget(st.number_input, "opt_spec_accept", "spec_accept", min_value=0.0,
+                                                   max_value=1.0, step=0.05)
+                with s3:
+                    values["seed"] = int(widget(st.number_input, "opt_seed", "seed", min_value=0,
+                                                max_value=2**31 - 1))
         try:
             if static:  # options that belong to continuous batching go back to their defaults
                 values.update({name: getattr(Policy(), name) for name in CONTINUOUS_ONLY})

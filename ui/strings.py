@@ -322,9 +322,9 @@ STRINGS = {
               "直接采样出首 token（与 vLLM 相同）。"},
     "first_decode": {"en": "from the first decode (teaching)", "zh": "来自首次 decode（教学）"},
     "first_prefill": {"en": "from the prefill (engine, vLLM)", "zh": "来自 prefill（引擎，vLLM）"},
-    "cfg_slo_ttft": {"en": "SLO: TTFT at most (ticks, 0 = none)", "zh": "SLO：TTFT 上限（tick，0 表示不设）"},
-    "cfg_slo_tpot": {"en": "SLO: TPOT at most (ticks, 0 = none)", "zh": "SLO：TPOT 上限（tick，0 表示不设）"},
-    "cfg_slo_e2e": {"en": "SLO: E2E at most (ticks, 0 = none)", "zh": "SLO：端到端延迟上限（tick，0 表示不设）"},
+    "cfg_slo_ttft": {"en": "SLO: TTFT at most ({unit}, 0 = none)", "zh": "SLO：TTFT 上限（{unit}，0 表示不设）"},
+    "cfg_slo_tpot": {"en": "SLO: TPOT at most ({unit}, 0 = none)", "zh": "SLO：TPOT 上限（{unit}，0 表示不设）"},
+    "cfg_slo_e2e": {"en": "SLO: E2E at most ({unit}, 0 = none)", "zh": "SLO：端到端延迟上限（{unit}，0 表示不设）"},
     "cfg_slo_help": {"en": "Goodput counts the requests that meet every SLO you set.",
                      "zh": "goodput 统计满足你设置的全部 SLO 的请求。"},
     "cfg_policy_a": {"en": "Policy A", "zh": "策略 A"},
@@ -517,6 +517,58 @@ STRINGS = {
     "opt_short_spec_accept": {"en": "accept {value}", "zh": "接受率 {value}"},
     "opt_short_seed": {"en": "seed {value}", "zh": "种子 {value}"},
 
+    # Real model
+    "nav_real": {"en": "Real model", "zh": "真实模型"},
+    "home_link_real_model": {"en": "Real model: a tiny transformer served by the same schedulers, measured",
+                             "zh": "真实模型：用同一套调度器服务一个小 Transformer，并实测"},
+    "rm_title": {"en": "Real model", "zh": "真实模型"},
+    "rm_intro": {
+        "en": "A byte-level GPT with {params:,} parameters, trained on the Python standard library's source (validation loss {loss} nats/byte), with a paged KV cache. The very scheduler classes of the simulator drive it: every iteration is **one batched forward pass** over all scheduled tokens (prefill chunks and decodes packed together), and the timeline records measured milliseconds. Greedy decoding: each request makes exactly its output tokens.",
+        "zh": "一个字节级 GPT，{params:,} 个参数，在 Python 标准库源码上训练（验证损失 {loss} nats/byte），带分页 KV cache。驱动它的正是模拟器里的同一批调度器类：每次 iteration 都是对所有被调度 token 的**一次批量前向**（prefill 分块与 decode 打包在一起），时间线记录实测的毫秒数。贪心解码：每个请求恰好生成其输出 token 数。"},
+    "rm_device": {"en": "Device", "zh": "设备"},
+    "rm_device_help": {"en": "CUDA when the server has a GPU, else the CPU.", "zh": "服务器有 GPU 时用 CUDA，否则用 CPU。"},
+    "rm_dtype": {"en": "Precision", "zh": "精度"},
+    "rm_dtype_help": {"en": "In float64 every policy's outputs equal each request generated alone, token for token.",
+                      "zh": "在 float64 下，每种策略的输出都与单独生成每个请求的结果逐 token 相同。"},
+    "rm_arrivals": {"en": "Arrivals in", "zh": "到达时间单位"},
+    "rm_arrivals_tick": {"en": "iterations (the simulator's schedule)", "zh": "iteration（与模拟器相同的调度）"},
+    "rm_arrivals_ms": {"en": "milliseconds of wall time", "zh": "真实时间的毫秒"},
+    "rm_arrivals_help": {"en": "Iterations: a request arriving at 3 joins at the 4th iteration, as in the simulator. Milliseconds: it joins once that much time has passed.",
+                         "zh": "iteration：到达时间为 3 的请求在第 4 次 iteration 加入，与模拟器一致。毫秒：经过相应时间后才加入。"},
+    "rm_no_model": {"en": "The model cannot be loaded: {reason}", "zh": "无法加载模型：{reason}"},
+    "rm_trace": {"en": "1 · Requests", "zh": "1 · 请求"},
+    "rm_source": {"en": "Trace", "zh": "Trace"},
+    "rm_source_mixed": {"en": "mixed lengths", "zh": "长度混合"},
+    "rm_source_short_chats": {"en": "short chats", "zh": "短对话"},
+    "rm_source_long_outputs": {"en": "long answers", "zh": "长回答"},
+    "rm_source_lab": {"en": "the lab's trace", "zh": "实验室的 trace"},
+    "rm_prompt_seed": {"en": "Prompt seed", "zh": "prompt 种子"},
+    "rm_prompt_seed_help": {"en": "Prompts are a `text` column, or pieces of real Python source of each request's prompt length drawn with this seed.",
+                            "zh": "prompt 取自 `text` 列，或用该种子从真实 Python 源码中截取与请求 prompt 长度相同的片段。"},
+    "rm_prompt_text": {"en": "prompt", "zh": "prompt 文本"},
+    "rm_bad_trace": {"en": "The lab's trace cannot run here:", "zh": "实验室的 trace 无法在这里运行："},
+    "rm_scaled": {"en": "Prompt and output lengths were scaled down so every request fits the model's context of {context} bytes.",
+                  "zh": "prompt 与输出长度已按比例缩小，使每个请求都能放进模型 {context} 字节的上下文。"},
+    "rm_run": {"en": "Run on the model ▶", "zh": "在模型上运行 ▶"},
+    "rm_stop": {"en": "Stop", "zh": "停止"},
+    "rm_stop_help": {"en": "Stops the run (its partial results are dropped).", "zh": "停止运行（丢弃未完成的结果）。"},
+    "rm_waiting": {"en": "Waiting for the model: another run is using it…", "zh": "等待模型：另一个运行正在使用它…"},
+    "rm_running": {"en": "Running policy {label} on the model…", "zh": "正在模型上运行策略 {label}…"},
+    "rm_cannot_run": {"en": "This cannot run: {reason}", "zh": "无法运行：{reason}"},
+    "rm_press_run": {"en": "Press Run to serve these requests with the model under A and B.", "zh": "按“运行”，用模型在 A 和 B 下服务这些请求。"},
+    "rm_measured_note": {"en": "Measured on {device} ({dtype}): times are wall-clock milliseconds.", "zh": "在 {device}（{dtype}）上实测：时间为真实毫秒。"},
+    "rm_tokens_per_s": {"en": "tokens/s · {label}", "zh": "token/秒 · {label}"},
+    "rm_overhead": {"en": "{share} of the iteration time was spent outside the model (scheduling, batching).", "zh": "iteration 时间的 {share} 花在模型之外（调度、组 batch）。"},
+    "rm_prediction": {"en": "The simulator's prediction", "zh": "模拟器的预测"},
+    "rm_prediction_intro": {"en": "A linear latency model fitted to this run's iterations (t = c0 + c_prefill·prefill tokens + c_decode·decode rows + c_attn·context read), then the simulator runs the same requests with it.",
+                            "zh": "把线性延迟模型（t = c0 + c_prefill·prefill token + c_decode·decode 行 + c_attn·读取的上下文）拟合到本次运行的各 iteration，再用它让模拟器运行相同的请求。"},
+    "rm_fit": {"en": "{label}: c0 {c0} ms, c_prefill {c_prefill}, c_decode {c_decode}, c_attn {c_attn}; fit error {error}% of the mean iteration",
+               "zh": "{label}：c0 {c0} 毫秒，c_prefill {c_prefill}，c_decode {c_decode}，c_attn {c_attn}；拟合误差为平均 iteration 的 {error}%"},
+    "rm_measured": {"en": "measured", "zh": "实测"},
+    "rm_predicted": {"en": "predicted", "zh": "预测"},
+    "rm_error": {"en": "error", "zh": "误差"},
+    "rm_outputs": {"en": "What the model wrote (policy B)", "zh": "模型生成的内容（策略 B）"},
+
     # Input problems (the codes of sim.trace.MESSAGES)
     "prob_empty": {"en": "is empty", "zh": "为空"},
     "prob_not_integer": {"en": "must be a whole number, got {value}", "zh": "必须是整数，实际为 {value}"},
@@ -528,6 +580,8 @@ STRINGS = {
     "prob_before_arrival": {"en": "must not be before the arrival tick {arrival}", "zh": "不能早于到达 tick {arrival}"},
     "prob_no_rows": {"en": "the trace has no requests", "zh": "trace 中没有请求"},
     "prob_unreadable": {"en": "cannot be read: {detail}", "zh": "无法读取：{detail}"},
+    "prob_over_context": {"en": "prompt and output need {tokens} positions; the model has {context}",
+                          "zh": "prompt 与输出共需 {tokens} 个位置；模型只有 {context} 个"},
     "prob_over_budget": {"en": "prompt of {prompt} tokens is larger than the token budget {budget}",
                          "zh": "prompt 有 {prompt} 个 token，大于 token 预算 {budget}"},
 
@@ -626,4 +680,127 @@ STRINGS = {
               "- 排除了哪些 **warm-up** 运行；\n- **请求长度分布**（prompt 与输出）；\n- **并发上限**（最大运行序列数）；\n"
               "- **调度预算**（token 预算、KV 容量）；\n- **采样**设置；\n- 延迟中是否计入 **streaming**。\n\n"
               "实验室天然保证 A 和 B 使用同一条 trace、同一组预算。"},
+
+    # Capacity lab (sweeps)
+    "nav_capacity": {"en": "Capacity lab", "zh": "容量实验"},
+    "sw_title": {"en": "Capacity lab: how much load before the SLO breaks?", "zh": "容量实验：负载多大时 SLO 开始失守？"},
+    "sw_intro": {
+        "en": "Run the same trace through two to four policies while one parameter moves: the arrival rate, the "
+              "token budget, the sequence limit, the chunk size or the KV blocks. **Goodput** (DistServe) counts "
+              "only requests that meet every SLO; the **knee** is the largest load a policy takes while at least "
+              "the target share of requests still meets it.",
+        "zh": "让同一条 trace 在两到四个策略下运行，同时改变一个参数：到达速率、token 预算、序列上限、chunk 大小或 "
+              "KV 块数。**Goodput**（DistServe 的定义）只统计满足全部 SLO 的请求；**拐点**是策略在满足目标比例的前提下"
+              "能承受的最大负载。"},
+    "sw_trace": {"en": "1. The trace", "zh": "1. Trace"},
+    "sw_source": {"en": "Trace source", "zh": "Trace 来源"},
+    "sw_source_generated": {"en": "generated", "zh": "生成"},
+    "sw_source_upload": {"en": "upload a real trace", "zh": "上传真实 trace"},
+    "sw_source_lab": {"en": "the trace lab's trace", "zh": "Trace 实验室中的 trace"},
+    "sw_generator": {"en": "Generator settings", "zh": "生成器设置"},
+    "sw_upload_first": {"en": "Choose a file (Azure, Mooncake, BurstGPT or native CSV/JSON) and press Import.",
+                        "zh": "选择文件（Azure、Mooncake、BurstGPT 或原生 CSV/JSON）并点击导入。"},
+    "sw_lab_bad": {"en": "The trace lab's table has problems; fix them in the trace lab first:",
+                   "zh": "Trace 实验室的表格有问题，请先在 Trace 实验室中修正："},
+    "sw_trace_summary": {
+        "en": "{n:,} requests arriving over {span:,} ticks ({rate} a tick on average); mean prompt {prompt} and "
+              "mean output {output} tokens.",
+        "zh": "{n:,} 个请求在 {span:,} 个 tick 内到达（平均每 tick {rate} 个）；平均 prompt {prompt}、平均输出 "
+              "{output} 个 token。"},
+    "sw_policies": {"en": "2. Policies, budgets and SLOs", "zh": "2. 策略、预算与 SLO"},
+    "sw_policies_intro": {
+        "en": "One row a policy (two to four), each with its own budgets. 0 means no limit (sequences, KV "
+              "blocks) or off (chunked prefill). Continuous-only options (chunks, overcommit) must stay off for "
+              "static rows.",
+        "zh": "每行一个策略（两到四个），各有自己的预算。0 表示不限（序列数、KV 块）或关闭（chunked prefill）。"
+              "仅连续批处理可用的选项（chunk、overcommit）在静态批处理行中必须保持关闭。"},
+    "sw_col_label": {"en": "policy", "zh": "策略"},
+    "sw_col_batching": {"en": "batching", "zh": "批处理"},
+    "sw_col_order": {"en": "queue order", "zh": "队列顺序"},
+    "sw_col_max_seqs": {"en": "max sequences", "zh": "最大序列数"},
+    "sw_col_chunk": {"en": "chunk size", "zh": "chunk 大小"},
+    "sw_col_kv_blocks": {"en": "KV blocks", "zh": "KV 块数"},
+    "sw_col_kv_admission": {"en": "KV admission", "zh": "KV 准入"},
+    "sw_col_preempt": {"en": "preemption", "zh": "抢占方式"},
+    "sw_policy_count": {"en": "Give one to {most} policies (rows).", "zh": "请给出 1 到 {most} 个策略（行）。"},
+    "sw_policy_label": {"en": "Policy row {row}: give it a name no other row has.",
+                        "zh": "策略第 {row} 行：请起一个与其他行不同的名字。"},
+    "sw_policy_bad": {"en": "Policy row {row} ({label}): {reason}", "zh": "策略第 {row} 行（{label}）：{reason}"},
+    "sw_target": {"en": "Attainment target", "zh": "达标率目标"},
+    "sw_target_help": {"en": "The knee is the largest load at which at least this share of requests meets every SLO.",
+                       "zh": "拐点是至少这一比例的请求满足全部 SLO 时的最大负载。"},
+    "sw_sweep": {"en": "3. The sweep", "zh": "3. 扫描"},
+    "sw_parameter": {"en": "Swept parameter", "zh": "扫描参数"},
+    "sw_parameter_help": {
+        "en": "The arrival rate multiplies the trace's own rate (2 = the same requests arriving twice as fast; "
+              "arrivals are rounded down to whole ticks). The other parameters replace every policy's own value.",
+        "zh": "到达速率是 trace 自身速率的倍数（2 = 同样的请求以两倍速度到达；到达时间向下取整到 tick）。其他参数会替换"
+              "每个策略自己的取值。"},
+    "sw_param_rate": {"en": "arrival rate (x the trace's)", "zh": "到达速率（trace 的倍数）"},
+    "sw_param_token_budget": {"en": "token budget", "zh": "token 预算"},
+    "sw_param_max_seqs": {"en": "max sequences", "zh": "最大序列数"},
+    "sw_param_chunk_size": {"en": "chunk size", "zh": "chunk 大小"},
+    "sw_param_kv_blocks": {"en": "KV blocks", "zh": "KV 块数"},
+    "sw_low": {"en": "from", "zh": "从"},
+    "sw_high": {"en": "to", "zh": "到"},
+    "sw_points": {"en": "points", "zh": "点数"},
+    "sw_bad_range": {"en": "The range cannot be swept: {reason}", "zh": "无法扫描这个范围：{reason}"},
+    "sw_low_high": {"en": "'to' must be larger than 'from'.", "zh": "“到”必须大于“从”。"},
+    "sw_too_much": {
+        "en": "This sweep would simulate {work} requests (points x policies x trace); the web app takes up to "
+              "{most}. Use fewer points or requests here, or run `python -m sim sweep` from the command line.",
+        "zh": "这次扫描需要模拟 {work} 个请求（点数 x 策略数 x trace 长度）；网页最多 {most} 个。请减少点数或请求数，"
+              "或在命令行运行 `python -m sim sweep`。"},
+    "sw_run": {"en": "Run the sweep", "zh": "运行扫描"},
+    "sw_running": {"en": "Simulating point {done} of {total}...", "zh": "正在模拟第 {done}/{total} 个点……"},
+    "sw_press_run": {"en": "Press **Run the sweep**.", "zh": "点击**运行扫描**。"},
+    "sw_stale": {"en": "The inputs changed since this sweep ran: press Run the sweep to update it.",
+                 "zh": "输入在上次扫描后已改变：点击“运行扫描”更新结果。"},
+    "sw_knees": {"en": "Knees", "zh": "拐点"},
+    "sw_knee_rate": {
+        "en": "- **{policy}** keeps at least {target} of requests within every SLO up to **{value}x** the trace's "
+              "arrival rate ({rate} requests a tick).",
+        "zh": "- **{policy}** 在到达速率达到 trace 的 **{value} 倍**（每 tick {rate} 个请求）之前，保持至少 {target} "
+              "的请求满足全部 SLO。"},
+    "sw_knee_capacity": {
+        "en": "- **{policy}** keeps at least {target} of requests within every SLO from a {parameter} of "
+              "**{value}** upwards.",
+        "zh": "- **{policy}** 在{parameter}不小于 **{value}** 时，保持至少 {target} 的请求满足全部 SLO。"},
+    "sw_knee_none_load": {"en": "- **{policy}** misses {target} even at the lightest load swept.",
+                          "zh": "- **{policy}** 即使在扫描范围内最轻的负载下也达不到 {target}。"},
+    "sw_knee_none_capacity": {"en": "- **{policy}** misses {target} even at the largest value swept.",
+                              "zh": "- **{policy}** 即使在扫描范围内的最大取值下也达不到 {target}。"},
+    "sw_knee_marker": {"en": "knee of {policy}", "zh": "{policy} 的拐点"},
+    "sw_target_line": {"en": "target {target}", "zh": "目标 {target}"},
+    "sw_failed": {"en": "{n} points could not run (they count as missing the SLO):",
+                  "zh": "{n} 个点无法运行（按未满足 SLO 计）："},
+    "sw_rate_axis": {"en": " (1 = {rate} requests a tick)", "zh": "（1 = 每 tick {rate} 个请求）"},
+    "sw_chart_attainment": {"en": "SLO attainment (% of requests meeting every SLO)",
+                            "zh": "SLO 达标率（满足全部 SLO 的请求比例）"},
+    "sw_chart_goodput": {"en": "Goodput (requests meeting every SLO per tick)",
+                         "zh": "Goodput（每 tick 满足全部 SLO 的请求数）"},
+    "sw_chart_ttft": {"en": "TTFT p50 / p90 / p99", "zh": "TTFT p50 / p90 / p99"},
+    "sw_chart_tpot": {"en": "TPOT p50 / p90 / p99", "zh": "TPOT p50 / p90 / p99"},
+    "sw_chart_throughput": {"en": "Throughput (output tokens per tick)", "zh": "吞吐（每 tick 输出 token 数）"},
+    "sw_per_unit": {"en": "requests / {unit}", "zh": "请求 / {unit}"},
+    "sw_tokens_per_unit": {"en": "tokens / {unit}", "zh": "token / {unit}"},
+    "sw_table": {"en": "Every point", "zh": "全部数据点"},
+    "sw_goodput": {"en": "goodput (req/tick)", "zh": "goodput（请求/tick）"},
+    "sw_goodput_requests": {"en": "requests meeting SLO", "zh": "满足 SLO 的请求"},
+    "sw_attainment_pct": {"en": "attainment %", "zh": "达标率 %"},
+    "sw_throughput": {"en": "throughput (tokens/tick)", "zh": "吞吐（token/tick）"},
+    "sw_finished": {"en": "finished", "zh": "完成数"},
+    "sw_error": {"en": "could not run", "zh": "无法运行的原因"},
+    "sw_download": {"en": "Download the sweep (CSV)", "zh": "下载扫描结果（CSV）"},
+    "dl_prom_tick_ms": {"en": "1 tick = ? ms (for the Prometheus export)", "zh": "1 tick = ? 毫秒（用于 Prometheus 导出）"},
+    "dl_prom_tick_help": {"en": "Prometheus and vLLM measure time in seconds; say how long a tick is.",
+                          "zh": "Prometheus 和 vLLM 以秒计时；请给出一个 tick 的时长。"},
+    "dl_prom_ms": {"en": "Times are in ms; the export writes seconds.", "zh": "时间单位为毫秒；导出时换算为秒。"},
+    "dl_prometheus": {"en": "Metrics of {label} (Prometheus, vLLM names)", "zh": "{label} 的指标（Prometheus，vLLM 命名）"},
+    "dl_prometheus_help": {
+        "en": "The run's metrics in Prometheus text format with vLLM's metric names and histogram buckets "
+              "(vllm:time_to_first_token_seconds, ...). Gauges hold the mean over the run; the README maps "
+              "each metric and says where the definitions differ.",
+        "zh": "本次运行的指标，Prometheus 文本格式，使用 vLLM 的指标名与直方图分桶（vllm:time_to_first_token_seconds 等）。"
+              "Gauge 为整个运行期间的时间加权平均；README 给出逐项对照及口径差异。"},
 }
