@@ -2,7 +2,7 @@
 import streamlit as st
 
 from sim.config import ConfigError
-from sim.trace import TraceError, check_budget, validate, write_csv, write_json
+from sim.trace import TraceError, check_budget, csv_table, validate, write_csv, write_json
 from ui import lab_results, lab_state
 from ui.boot import through_app
 from ui.i18n import t
@@ -76,7 +76,8 @@ if trace is not None:
     d1.download_button(t("dl_trace_csv"), write_csv(trace), "trace.csv", "text/csv", key="dl_trace_csv")
     d2.download_button(t("dl_trace_json"), write_json(trace), "trace.json", "application/json", key="dl_trace_json")
 else:  # what was typed, problems and all, so nothing is lost
-    d1.download_button(t("dl_typed_csv"), edited.to_csv(index=False), "trace-draft.csv", "text/csv",
+    typed = edited.astype(object).where(edited.notna(), None).values.tolist()
+    d1.download_button(t("dl_typed_csv"), csv_table(list(edited.columns), typed), "trace-draft.csv", "text/csv",
                        key="dl_typed_csv")
 d3.caption(t("lab_count", n=len(edited)))
 

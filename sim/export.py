@@ -1,13 +1,12 @@
 """Exports of a run, read from its Schedule and Metrics: the CLI's JSON object and readable text tables."""
 from __future__ import annotations
 
-import csv
-import io
 from bisect import bisect_right
 from dataclasses import asdict
 
 from .metrics import LATENCIES, PERCENTILES, Metrics
 from .schedule import Schedule
+from .trace import csv_table
 
 
 def _number(value: float) -> float:
@@ -113,25 +112,10 @@ def summary_text(metrics: Metrics, max_rows: int = 40) -> str:
     return "\n".join(lines)
 
 
-FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-
-
-def csv_safe(value: object) -> object:
-    """A text cell a spreadsheet would run as a formula (=, +, -, @) gets a leading apostrophe; floats are
-    rounded so 2.4000000000000004 reads 2.4."""
-    if isinstance(value, str) and value.startswith(FORMULA_START):
-        return "'" + value
-    if isinstance(value, float):
-        return round(value, 6)
-    return value
-
-
 def csv_text(headers: list[str], rows: list[list[object]]) -> str:
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(headers)
-    writer.writerows([[csv_safe(c) for c in row] for row in rows])
-    return out.getvalue()
+    """A table as CSV safe to open in a spreadsheet (see `csv_table`); floats are rounded so
+    2.4000000000000004 reads 2.4."""
+    return csv_table(headers, [[round(c, 6) if isinstance(c, float) else c for c in row] for row in rows])
 
 
 REQUEST_COLUMNS = ["name", "arrival", "prompt", "output", "queue_time", "ttft", "tpot", "e2e", "completion",

@@ -5,6 +5,7 @@ import csv
 import io
 import json
 import math
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import NamedTuple
@@ -22,6 +23,17 @@ MAX_TICK = 10**9
 MAX_TOKENS = 10**7
 MAX_NAME = 100
 MAX_TEXT = 100_000
+TEXT_COLUMNS = ("name", "tenant", "text")
+
+# A spreadsheet runs a cell that starts with one of these as a formula (CSV injection); OWASP's advice is a
+# leading apostrophe. A cell that starts with an apostrophe gets one more, so a reader drops exactly one.
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+_QUOTED = (*FORMULA_START, "'")
+# A plain number ("-3", "+2.5e3", "-10%") is read as a number, never as a formula: it is left alone.
+_PLAIN_NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?%?")
+# A lone surrogate (legal as a JSON escape) cannot be written as UTF-8: every later export would fail.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_INVALID = "holds an invalid character"
 
 # English text of each problem code; the UI translates the same codes.
 MESSAGES = {
@@ -49,6 +61,10 @@ class Problem:
     name: str | None = None
     column: str | None = None
     params: Mapping[str, object] = field(default_factory=dict)
+
+    def __post_init__(self):
+        if self.name and _SURROGATE.search(self.name):  # a problem table shows the name: keep it writable
+            object.__setattr__(self, "name", _SURROGATE.sub("\ufffd", self.name))
 
     @property
     def message(self) -> str:
@@ -112,6 +128,20 @@ class Trace:
 _DEFAULTS = Request._field_defaults
 
 
+def csv_cell(value: object) -> object:
+    """A cell for a CSV file, safe to open in a spreadsheet: text a spreadsheet would run as a formula, or
+    that starts with an apostrophe, gets a leading apostrophe; numbers and other text are unchanged."""
+    if isinstance(value, str) and value.startswith(_QUOTED) and not _PLAIN_NUMBER.fullmatch(value):
+        return "'" + value
+    return value
+
+
+def _unquote(cell: str) -> str:
+    """A text cell of a native CSV as it was before `csv_cell`."""
+    cell = cell.strip()
+    return cell[1:] if cell.startswith("'") and cell[1:].startswith(_QUOTED) else cell
+
+
 def _short(value: object) -> str:
     text = repr(value)
     return text if len(text) <= 40 else text[:37] + "..."
@@ -168,6 +198,8 @@ def validate(rows: Iterable[Mapping[str, object]], columns: Iterable[str] | None
         bad = len(problems)
         if not name:
             problems.append(Problem("empty", number, None, "name"))
+        elif _SURROGATE.search(name):
+            problems.append(Problem("unreadable", number, name, "name", {"detail": _INVALID}))
         elif len(name) > MAX_NAME:
             problems.append(Problem("too_long", number, name[:MAX_NAME], "name", {"max": MAX_NAME}))
         elif name in first_row:
@@ -187,10 +219,11 @@ def validate(rows: Iterable[Mapping[str, object]], columns: Iterable[str] | None
                 if value is not None and arrival is not None and value < arrival:
                     problems.append(Problem("before_arrival", number, name, column, {"arrival": arrival}))
             tenant, text = _text(row.get("tenant")), _text(row.get("text")) or None
-            if len(tenant) > MAX_NAME:
-                problems.append(Problem("too_long", number, name, "tenant", {"max": MAX_NAME}))
-            if text is not None and len(text) > MAX_TEXT:
-                problems.append(Problem("too_long", number, name, "text", {"max": MAX_TEXT}))
+            for column, value, limit in (("tenant", tenant, MAX_NAME), ("text", text or "", MAX_TEXT)):
+                if len(value) > limit:
+                    problems.append(Problem("too_long", number, name, column, {"max": limit}))
+                elif _SURROGATE.search(value):
+                    problems.append(Problem("unreadable", number, name, column, {"detail": _INVALID}))
         if len(problems) == bad:
             requests.append(Request(name, arrival, prompt, output, priority or 0, deadline, tenant or "",
                                     cancel_at, text))
@@ -216,6 +249,7 @@ def _plain(header: list[str], rows: list[list[str]]) -> Trace | None:
     except ValueError:
         return None
     if (not all(names) or max(map(len, names)) > MAX_NAME or len(set(names)) < len(names)
+            or _SURROGATE.search("".join(names))
             or min(arrivals) < 0 or max(arrivals) > MAX_TICK
             or min(prompts) < 1 or min(outputs) < 1 or max(max(prompts), max(outputs)) > MAX_TOKENS):
         return None
@@ -225,7 +259,9 @@ def _plain(header: list[str], rows: list[list[str]]) -> Trace | None:
 def _bounded(problems, row, number, name, column, low, high, optional=False) -> int | None:
     """The integer in `row[column]` if it lies in [low, high]; otherwise record why and return None."""
     raw = row.get(column)
-    value = int(raw) if type(raw) is str and raw.isascii() and raw.isdigit() else _integer(raw)
+    # The common case first; int() refuses thousands of digits, so long ones go the slow way.
+    fast = type(raw) is str and len(raw) < 20 and raw.isascii() and raw.isdigit()
+    value = int(raw) if fast else _integer(raw)
     if type(value) is int and low <= value <= high:
         return value
     if value == "empty" and optional:
@@ -249,18 +285,31 @@ def check_budget(trace: Trace, token_budget: int) -> None:
 
 
 def read_csv(text: str) -> Trace:
-    reader = csv.reader(io.StringIO(text.lstrip("\ufeff")))
-    header = [h.strip() for h in next(reader, [])]
-    rows = [cells for cells in reader if cells]
+    """A native CSV (any line endings, an optional byte-order mark); cells quoted by `write_csv` unquoted."""
+    reader = csv.reader(io.StringIO(text.lstrip("\ufeff"), newline=""))
+    try:
+        header = [h.strip() for h in next(reader, [])]
+        rows = [cells for cells in reader if cells]
+    except csv.Error as error:  # a field over the csv module's limit, a stray quote in strict mode
+        detail = f"not valid CSV at line {reader.line_num} ({error})"
+        raise TraceError([Problem("unreadable", params={"detail": detail})]) from None
+    if "'" in text:
+        quoted = [i for i, column in enumerate(header) if column in TEXT_COLUMNS]
+        for cells in rows:
+            for i in quoted:
+                if i < len(cells):
+                    cells[i] = _unquote(cells[i])
     trace = _plain(header, rows)
     return validate([dict(zip(header, cells)) for cells in rows], header) if trace is None else trace
 
 
 def read_json(text: str) -> Trace:
     try:
-        data = json.loads(text)
+        data = json.loads(text.lstrip("\ufeff"))
     except (json.JSONDecodeError, RecursionError) as error:
         raise TraceError([Problem("unreadable", params={"detail": f"not valid JSON ({error})"})]) from None
+    except ValueError:  # int() refuses a number of thousands of digits
+        raise TraceError([Problem("unreadable", params={"detail": "a number has thousands of digits"})]) from None
     if isinstance(data, dict):
         data = data.get("requests")
     if not isinstance(data, list) or not all(isinstance(r, dict) for r in data):
@@ -269,13 +318,23 @@ def read_json(text: str) -> Trace:
     return validate(data)
 
 
-def write_csv(trace: Trace) -> str:
-    rows = trace.rows()
+def csv_table(header: list[str], rows: Iterable[Iterable[object]]) -> str:
+    """CSV text, every cell through `csv_cell`, lines ending in LF. The csv module quotes only the line end's
+    characters (before Python 3.13), and a spreadsheet starts a new row at an unquoted CR, where a formula
+    could hide: a table with a CR in a cell ends its lines in CRLF, which quotes it."""
+    rows = [[csv_cell(cell) for cell in row] for row in rows]
+    crlf = any(isinstance(cell, str) and "\r" in cell for row in rows for cell in row)
     out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=list(rows[0]), lineterminator="\n")
-    writer.writeheader()
+    writer = csv.writer(out, lineterminator="\r\n" if crlf else "\n")
+    writer.writerow(header)
     writer.writerows(rows)
     return out.getvalue()
+
+
+def write_csv(trace: Trace) -> str:
+    """The trace as native CSV; `read_csv` gives it back exactly, and a spreadsheet runs none of its text."""
+    rows = trace.rows()
+    return csv_table(list(rows[0]), [row.values() for row in rows])
 
 
 def write_json(trace: Trace) -> str:

@@ -35,7 +35,6 @@ CODES = {
 
 _KEYS = {"v", "columns", "rows", "config", "policies"}
 _BASE64URL = re.compile(r"[A-Za-z0-9_-]*")
-_SURROGATE = re.compile("[\ud800-\udfff]")
 # Each column's type from the Request record, so optional columns added later are checked too.
 _TYPES = typing.get_type_hints(Request)
 
@@ -143,7 +142,8 @@ def _payload(text: str) -> dict:
 
 
 def _type_problems(number: int, row: dict) -> list[Problem]:
-    """Values of the wrong JSON type; `validate` alone would turn a list into a name and "5" into 5."""
+    """Values of the wrong JSON type; `validate` alone would turn a list into a name and "5" into 5.
+    (`validate` itself refuses text it could not write, such as a lone surrogate.)"""
     name = row["name"] if isinstance(row.get("name"), str) else None
     problems = []
     for column, value in row.items():
@@ -154,9 +154,6 @@ def _type_problems(number: int, row: dict) -> list[Problem]:
             else:
                 detail = f"expected text, got {_short(value)}"
                 problems.append(Problem("unreadable", number, name, column, {"detail": detail}))
-        elif isinstance(value, str) and _SURROGATE.search(value):
-            # a lone surrogate (legal as a JSON escape) would break every later UTF-8 export
-            problems.append(Problem("unreadable", number, name, column, {"detail": "holds an invalid character"}))
     return problems
 
 
