@@ -13,23 +13,14 @@ Usage: python bench/lab_speed.py [--runs N] [--warmup N] [--skip-browser]
 """
 import argparse
 import logging
-import socket
 import statistics
-import subprocess
-import sys
-import tempfile
 import time
-import urllib.request
-from contextlib import contextmanager
-from pathlib import Path
 
 from common import ROOT
 
 from sim.generate import Uniform, generate
+from tests.browser_kit import CHROMIUM, CHROMIUM_ARGS, streamlit_server
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
-                 "--disable-component-update", "--no-first-run", "--disable-sync"]
 STALE_TEXT = "The trace or budgets changed since this run"
 
 parser = argparse.ArgumentParser()
@@ -78,44 +69,6 @@ def server_rerun() -> None:
     print(f"(a) server-side lab rerun, {args.requests:,} requests, static vs continuous, budget changed each time:")
     print(f"    {median:.3f} s median of {args.runs} (runs: {', '.join(f'{s:.3f}' for s in times)}; "
           f"warm-up {args.warmup} left out) (goal: under 1 s) -> {'met' if median < 1 else 'NOT met'}")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@contextmanager
-def streamlit_server():
-    """`streamlit run app.py` on a free port; yields the base URL once /_stcore/health answers."""
-    port = free_port()
-    with tempfile.TemporaryFile("w+") as log:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port",
-             str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],
-            cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
-        base = f"http://127.0.0.1:{port}"
-        try:
-            deadline = time.monotonic() + 60
-            while True:
-                if process.poll() is not None or time.monotonic() > deadline:
-                    log.seek(0)
-                    sys.exit(f"streamlit did not start on {base}:\n{log.read()}")
-                try:
-                    with urllib.request.urlopen(f"{base}/_stcore/health", timeout=2) as answer:
-                        if answer.status == 200:
-                            break
-                except OSError:
-                    time.sleep(0.25)
-            yield base
-        finally:
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
 
 
 # True once the results of a run with `budget` are drawn: the script idle, nothing stale, every chart

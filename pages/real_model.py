@@ -10,7 +10,7 @@ from ui.boot import through_app
 from ui.i18n import t
 from ui.policy_form import policy_form
 from ui.problems import problem_table
-from ui.real_model import model_card, prediction_table, prepare, presets, run_both, shared_model
+from ui.real_model import MAX_REQUESTS, model_card, prediction_table, prepare, presets, run_both, shared_model
 from ui.text import md_escape
 
 through_app()
@@ -41,6 +41,9 @@ try:
     raw = (validate(st.session_state[lab_state.CURRENT].to_dict("records"),
                     list(st.session_state[lab_state.CURRENT].columns))
            if source == "lab" else presets()[source])
+    if len(raw) > MAX_REQUESTS:
+        st.error(t("rm_too_many", n=len(raw), limit=MAX_REQUESTS))
+        st.stop()
     trace, prompts = prepare(raw, model.config.context, int(seed))
 except TraceError as error:
     st.error(t("rm_bad_trace"))

@@ -139,6 +139,26 @@ def test_lab_prompt_over_budget_is_named():
     assert sorted(problems["request"]) == ["A"]
 
 
+def test_a_run_that_cannot_start_keeps_the_edits_budgets_and_a_way_out():
+    at = open_page("pages/trace_lab.py")
+    at.session_state["trace"] = {"edited_rows": {2: {"output": 10}}, "added_rows": [], "deleted_rows": []}
+    at.run()
+    link = at.query_params["s"]
+    at.number_input(key="w_lab_budget").set_value(3).run()  # A's prompt of 4 can never be admitted
+    assert at.button(key="lab_run").disabled
+    for page in ("pages/capacity_lab.py", "pages/home.py", "pages/trace_lab.py"):
+        at.switch_page(page).run()
+        assert not at.exception
+    assert at.number_input(key="w_lab_budget").value == 3
+    assert list(at.session_state["lab_current"]["output"]) == [5, 2, 10]
+    assert any("larger than the token budget" in e.value for e in at.error)
+    # the trace still downloads, and the address bar keeps the last scenario that ran
+    assert any(b.label == "Download trace (CSV)" for b in at.get("download_button"))
+    assert at.query_params["s"] == link
+    at.number_input(key="w_lab_budget").set_value(8).run()  # back to the budget the edit ran with
+    assert list(lab_overall(at).loc["makespan"].iloc[:2]) == [17, 14]
+
+
 def test_share_link_restores_the_scenario():
     trace = validate([{"name": n, "arrival": a, "prompt": p, "output": o}
                       for n, a, p, o in (("x", 0, 3, 2), ("y", 1, 5, 4), ("z", 2, 1, 6), ("w", 4, 2, 2))])
@@ -262,3 +282,17 @@ def test_real_model_page_names_a_budget_too_small_for_a_prompt():
     assert not at.exception, at.exception
     assert any("token budget" in e.value for e in at.error)
     assert "rm_results" not in at.session_state
+
+
+
+def test_real_model_page_bounds_the_lab_trace_it_serves():
+    from sim.generate import Uniform, generate
+    from ui.lab_state import frame
+
+    at = open_page("pages/real_model.py")
+    table = frame(generate(65, rate=1.0, prompt=Uniform(1, 8), output=Uniform(1, 8), seed=0))
+    at.session_state["lab_trace"] = at.session_state["lab_current"] = table
+    at.radio(key="rm_source").set_value("lab").run()
+    assert not at.exception, at.exception
+    assert any("65 requests" in e.value and "at most 64" in e.value for e in at.error)
+    assert not [b for b in at.button if b.key == "rm_run"]  # nothing to run until the trace is smaller

@@ -11,28 +11,22 @@ is how cells are read here. A cell is edited by double-clicking its pixel positi
 from __future__ import annotations
 
 import re
-import socket
-import subprocess
 import sys
 import time
-import urllib.request
 from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
 import pytest
 
 from sim.config import Config
+from tests.browser_kit import CHROMIUM, CHROMIUM_ARGS, ROOT, ServerError, streamlit_server
 from tests.conftest import SEED_ROWS, make_trace
 from ui.scenario import Scenario, decode, encode
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 expect = playwright_api.expect
 
-ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM = Path("/usr/bin/chromium")
 SCREENSHOTS = ROOT / "artifacts" / "screenshots"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
-                 "--disable-component-update", "--no-first-run", "--disable-sync"]
 VIEWPORT = {"width": 1400, "height": 2600}  # tall: Streamlit scrolls inside its own container
 TIMEOUT_MS = 30_000
 HEADER_PX, ROW_PX, MARKER_PX = 36, 35, 34  # the data editor's header, row height and row-marker column
@@ -49,45 +43,14 @@ READ_GRID = """(el) => {
 }"""
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    """`streamlit run app.py` on a free port; yields the base URL once /_stcore/health answers."""
-    port = free_port()
-    log_path = tmp_path_factory.mktemp("streamlit") / "server.log"
-    with log_path.open("w") as log:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port",
-             str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],
-            cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
+def server():
+    """`streamlit run app.py` on a free port; yields the base URL once it answers."""
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            if process.poll() is not None:
-                pytest.fail(f"streamlit exited with {process.returncode}:\n{log_path.read_text()}")
-            try:
-                with urllib.request.urlopen(f"{base}/_stcore/health", timeout=2) as answer:
-                    if answer.status == 200:
-                        break
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail(f"streamlit did not answer on {base} within 60 s:\n{log_path.read_text()}")
-            time.sleep(0.25)  # polling the server, not waiting on the page
-        yield base
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        with streamlit_server() as base:
+            yield base
+    except ServerError as error:
+        pytest.fail(str(error))
 
 
 @pytest.fixture(scope="module")
@@ -153,9 +116,15 @@ def grid(frame) -> dict:
     return frame.evaluate(READ_GRID)
 
 
-def keyed(page, key: str):
-    """The stDataFrame of the widget or table with this key (Streamlit marks its container `st-key-<key>`)."""
-    return page.locator(f".st-key-{key}").get_by_test_id("stDataFrame")
+def trace_editor(page):
+    """The lab's trace editor (Streamlit marks a keyed widget's container `st-key-<key>`; plain tables it does not)."""
+    return page.locator(".st-key-trace").get_by_test_id("stDataFrame")
+
+
+def headed(page, column: str):
+    """The table (st.dataframe) that has a column with this header."""
+    header = page.locator("th[role=columnheader]").get_by_text(column, exact=True)
+    return page.get_by_test_id("stDataFrame").filter(has=header)
 
 
 def rows_become(frame, rows: list) -> None:
@@ -223,7 +192,7 @@ def test_the_language_switch_turns_a_page_chinese(open_page):
 
 def test_worked_example_shows_the_seed_figures(open_page):
     page = open_page("/worked_example")
-    overall = grid(keyed(page, "ex_overall"))
+    overall = grid(headed(page, "metric"))
     rows = {row[0]: row[1:] for row in overall["rows"]}
     assert overall["head"][1:] == ["Static batching (A)", "Continuous batching (B)"]
     assert rows["makespan"] == ["11", "8"]
@@ -234,7 +203,7 @@ def test_worked_example_shows_the_seed_figures(open_page):
 
 def test_editing_a_cell_reruns_the_lab_and_a_bad_edit_names_the_row(open_page):
     page = open_page("/trace_lab")
-    editor = keyed(page, "trace")
+    editor = trace_editor(page)
     assert grid(editor) == {"head": ["request", "arrival", "prompt", "output"], "rows": SEED_CELLS}
     expect(metric(page, "makespan · B")).to_have_text("8")
 
@@ -242,7 +211,7 @@ def test_editing_a_cell_reruns_the_lab_and_a_bad_edit_names_the_row(open_page):
     expect(metric(page, "makespan · B")).to_have_text("16")
     no_exception(page)
     assert grid(editor)["rows"][2] == ["C", "3", "3", "12"]
-    overall = {row[0]: row[1:3] for row in grid(keyed(page, "lab_overall"))["rows"]}
+    overall = {row[0]: row[1:3] for row in grid(headed(page, "metric"))["rows"]}
     assert overall["makespan"] == ["19", "16"]
     # the share link in the address bar follows the edit
     shared = decode(parse_qs(urlparse(page.url).query)["s"][0])
@@ -255,7 +224,7 @@ def test_editing_a_cell_reruns_the_lab_and_a_bad_edit_names_the_row(open_page):
     expect(page.get_by_test_id("stAlert").filter(has_text="1 row(s) need fixing")).to_be_visible()
     no_exception(page)
     assert grid(editor)["rows"][2] == ["A", "3", "3", "12"]
-    problems = grid(keyed(page, "lab_problems"))
+    problems = grid(headed(page, "problem"))
     assert problems["head"] == ["row", "request", "column", "problem"]
     assert problems["rows"] == [["3", "A", "request", "repeats the name of row 1"]]
     expect(page.get_by_role("button", name="Run ▶")).to_be_disabled()
@@ -265,7 +234,7 @@ def test_a_share_link_opens_its_scenario_and_a_tampered_one_says_so(open_page):
     # r's prompt of 9 fits the link's budget of 10, not the default 8: an over-budget error would show
     trace = make_trace(("p", 0, 3, 2), ("q", 1, 2, 3), ("r", 2, 9, 1), ("s", 3, 1, 4))
     page = open_page("/trace_lab?s=" + encode(Scenario(trace, Config(10), "static", "continuous")))
-    rows_become(keyed(page, "trace"), [
+    rows_become(trace_editor(page), [
         ["p", "0", "3", "2"], ["q", "1", "2", "3"], ["r", "2", "9", "1"], ["s", "3", "1", "4"]])
     expect(page.get_by_role("spinbutton", name="Token budget per tick")).to_have_value("10")
     expect(page.get_by_text("4 requests", exact=True)).to_be_visible()
@@ -275,7 +244,7 @@ def test_a_share_link_opens_its_scenario_and_a_tampered_one_says_so(open_page):
 
     page = open_page("/trace_lab?s=garbage!!")
     expect(page.get_by_test_id("stAlert").filter(has_text="This link could not be opened")).to_be_visible()
-    rows_become(keyed(page, "trace"), SEED_CELLS)
+    rows_become(trace_editor(page), SEED_CELLS)
     expect(page.get_by_role("spinbutton", name="Token budget per tick")).to_have_value("8")
     no_exception(page)
 
@@ -288,3 +257,21 @@ def test_the_trace_downloads_as_csv(open_page):
     text = Path(download.value.path()).read_text()
     assert text.splitlines() == ["name,arrival,prompt,output", *(",".join(row) for row in SEED_CELLS)]
     no_exception(page)
+
+
+def test_hostile_names_stay_text_and_downloads_neutralize_formulas(open_page):
+    names = ['<img src=x onerror="window.pwned=1">', "<b>bold</b>", "=cmd|' /C calc'!A0", "@SUM(1)"]
+    trace = make_trace(*((name, i, 2, 2) for i, name in enumerate(names)))
+    page = open_page("/trace_lab?s=" + encode(Scenario(trace, Config(8), "static", "continuous")))
+    rows_become(trace_editor(page), [[name, str(i), "2", "2"] for i, name in enumerate(names)])
+    expect(page.locator('[data-testid="stPlotlyChart"] .main-svg').first).to_be_visible()
+    no_exception(page)
+    assert page.evaluate("window.pwned") is None
+    assert page.locator('img[src="x"]').count() == 0
+    # Plotly draws a label's <b> as bold: the Gantt's labels show the name's characters instead
+    labels = page.locator('[data-testid="stPlotlyChart"] .ytick text').all_text_contents()
+    assert "<b>bold</b>" in labels and names[0] in labels
+    with page.expect_download() as download:
+        page.get_by_role("button", name="Download trace (CSV)").click()
+    lines = Path(download.value.path()).read_text().splitlines()
+    assert lines[3:] == ["'=cmd|' /C calc'!A0,2,2,2", "'@SUM(1),3,2,2"]

@@ -22,6 +22,7 @@ from sim.trace import Trace
 from .i18n import t
 
 STREAMED = 6  # requests whose text streams on the page while a run goes
+MAX_REQUESTS = 64  # a run holds the one shared model: at most this many requests (the CLI takes any number)
 
 
 @st.cache_resource(show_spinner=False)

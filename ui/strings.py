@@ -547,6 +547,8 @@ STRINGS = {
                             "zh": "prompt 取自 `text` 列，或用该种子从真实 Python 源码中截取与请求 prompt 长度相同的片段。"},
     "rm_prompt_text": {"en": "prompt", "zh": "prompt 文本"},
     "rm_bad_trace": {"en": "The lab's trace cannot run here:", "zh": "实验室的 trace 无法在这里运行："},
+    "rm_too_many": {"en": "The lab's trace has {n} requests; a run on the shared model takes at most {limit} (other users wait while it runs). Serve larger traces with `python -m gpu_demo run`.",
+                    "zh": "实验室的 trace 有 {n} 个请求；共享模型上的一次运行最多 {limit} 个（运行期间其他用户需要等待）。更大的 trace 请用 `python -m gpu_demo run`。"},
     "rm_scaled": {"en": "Prompt and output lengths were scaled down so every request fits the model's context of {context} bytes.",
                   "zh": "prompt 与输出长度已按比例缩小，使每个请求都能放进模型 {context} 字节的上下文。"},
     "rm_run": {"en": "Run on the model ▶", "zh": "在模型上运行 ▶"},

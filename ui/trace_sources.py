@@ -111,7 +111,7 @@ def upload_tab(prefix: str = "up", on_trace: Callable[[Trace], None] = lab_state
     """Upload and import a native or real trace (widget keys start with `prefix`); the trace goes to
     `on_trace`."""
     st.file_uploader(t("up_file"), type=["csv", "json", "jsonl", "txt"], key=f"{prefix}_file",
-                     help=t("up_help", mb=MAX_UPLOAD_MB))
+                     max_upload_size=MAX_UPLOAD_MB, help=t("up_help", mb=MAX_UPLOAD_MB))
     u1, u2, u3, u4 = st.columns(4)
     u1.selectbox(t("up_format"), ("auto", *FORMATS), format_func=lambda k: t(f"fmt_{k}"), key=f"{prefix}_fmt")
     u2.number_input(t("up_ms_per_tick"), 0.001, 3.6e6, ms_per_tick, key=f"{prefix}_ms")
