@@ -199,7 +199,7 @@ def _run(trace: Trace, config: Config, policies: tuple[Policy | str, ...], as_js
     runs = []
     for policy in policies:
         schedule = simulate(trace, config, policy)
-        emitted = schedule.emitted()
+        emitted = schedule.emitted(compact=True)
         runs.append((schedule, compute(schedule, emitted=emitted), emitted))
     if prometheus:
         from .prometheus import prometheus_text

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from bisect import bisect_right
+from collections.abc import Sequence
 from dataclasses import asdict
 
 from .metrics import LATENCIES, PERCENTILES, Metrics
@@ -28,7 +29,7 @@ def step_events(schedule: Schedule) -> list[dict[str, list[int]]]:
     return out
 
 
-def run_json(schedule: Schedule, metrics: Metrics, emitted: list[list[float]] | None = None) -> dict:
+def run_json(schedule: Schedule, metrics: Metrics, emitted: list[Sequence[float]] | None = None) -> dict:
     """One JSON-ready object: the budgets and options, the overall metrics, every request and every step.
     Fields of an option (KV blocks, preemptions, graph padding, speculation) appear when it is on."""
     config, slo, m = schedule.config, schedule.config.slo, metrics
@@ -39,7 +40,7 @@ def run_json(schedule: Schedule, metrics: Metrics, emitted: list[list[float]] | 
                  "preemptions": r.preemptions}
                 for r in m.requests]
     for row, times in zip(requests, schedule.emitted() if emitted is None else emitted):
-        row["emitted"] = times
+        row["emitted"] = list(times)
     options = schedule.options
     for row, r, timeline in zip(requests, m.requests, schedule.requests):
         if r.finish_reason == "cancelled":

@@ -2,7 +2,11 @@
 percentiles and goodput, and tables per tenant or priority."""
 from __future__ import annotations
 
+from bisect import bisect_right
+from collections import Counter
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from itertools import accumulate
 from operator import attrgetter
 from typing import NamedTuple
 
@@ -84,6 +88,40 @@ def percentiles(values: list[float]) -> dict[int, float]:
     return out
 
 
+def weighted_percentiles(counts: Mapping[float, int]) -> dict[int, float]:
+    """`percentiles` of a multiset given as {value: how many times}, without listing it out."""
+    values = sorted(v for v, n in counts.items() if n > 0)
+    ends = list(accumulate(counts[v] for v in values))  # ends[i]: rank after the last copy of values[i]
+    total = ends[-1] if ends else 0
+
+    def at(rank: int) -> float:
+        return values[bisect_right(ends, rank)]
+
+    out = {}
+    for q in PERCENTILES:
+        if not total:
+            out[q] = 0.0
+            continue
+        rank = (total - 1) * q / 100
+        low = int(rank)
+        high = min(low + 1, total - 1)
+        out[q] = at(low) + (at(high) - at(low)) * (rank - low)
+    return out
+
+
+def gap_counts(emitted: list[Sequence[float]]) -> Counter:
+    """How many times each gap between consecutive emitted tokens occurs, over every request; a request's
+    run of tokens one iteration apart (a range) counts in one step, not token by token."""
+    counts = Counter()
+    for times in emitted:
+        if isinstance(times, range):
+            if len(times) > 1:
+                counts[times.step] += len(times) - 1
+        else:
+            counts.update(b - a for a, b in zip(times, times[1:]))
+    return counts
+
+
 def ratio(numerator: float, denominator: float) -> float:
     """numerator / denominator, kept an integer when whole ticks divide evenly (as the seed's means are)."""
     if isinstance(numerator, int) and numerator % denominator == 0:
@@ -96,7 +134,7 @@ def meets(slo: SLO, ttft: float, tpot: float, e2e: float) -> bool:
                for limit, value in ((slo.ttft, ttft), (slo.tpot, tpot), (slo.e2e, e2e)))
 
 
-def request_metrics(schedule: Schedule, slo: SLO, emitted: list[list[float]]) -> tuple[RequestMetrics, ...]:
+def request_metrics(schedule: Schedule, slo: SLO, emitted: list[Sequence[float]]) -> tuple[RequestMetrics, ...]:
     any_slo = slo != SLO()
     out = []
     for index, r in enumerate(schedule.requests):
@@ -122,11 +160,11 @@ def request_metrics(schedule: Schedule, slo: SLO, emitted: list[list[float]]) ->
     return tuple(out)
 
 
-def compute(schedule: Schedule, slo: SLO | None = None, emitted: list[list[float]] | None = None) -> Metrics:
+def compute(schedule: Schedule, slo: SLO | None = None, emitted: list[Sequence[float]] | None = None) -> Metrics:
     """Every metric of the run; `slo` defaults to the thresholds of the schedule's config. `emitted` may pass
     schedule.emitted() when the caller has it already."""
     slo = schedule.config.slo if slo is None else slo
-    emitted = schedule.emitted() if emitted is None else emitted
+    emitted = schedule.emitted(compact=True) if emitted is None else emitted
     requests = request_metrics(schedule, slo, emitted)
     makespan = schedule.makespan
     prefill = decode = padding = graph = accepted = iterations = 0
@@ -157,7 +195,7 @@ def compute(schedule: Schedule, slo: SLO | None = None, emitted: list[list[float
         utilization=(prefill + decode) / (budget * budget_time) if budget_time else 0.0,
         percentiles={**{name: percentiles([v for v in map(attrgetter(name), requests) if v is not None])
                         for name in LATENCIES},
-                     "itl": percentiles([b - a for times in emitted for a, b in zip(times, times[1:])])},
+                     "itl": weighted_percentiles(gap_counts(emitted))},
         goodput_requests=len(good), goodput_tokens=sum(r.output for r in good),
         slo_attainment=len(good) / len(requests) if requests else 0.0,
         finished=reasons.count("finished"), cancelled=reasons.count("cancelled"), rejected=reasons.count("rejected"),

@@ -11,7 +11,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from itertools import accumulate
 
-from .metrics import Metrics
+from .metrics import Metrics, gap_counts
 from .schedule import Schedule, load_series
 
 # vLLM's buckets (vllm/v1/metrics/loggers.py).
@@ -108,7 +108,7 @@ def prometheus_text(schedule: Schedule, metrics: Metrics, seconds_per_unit: floa
         out.family("classroom:kv_cache_usage_perc_max", "gauge", "Peak KV-cache usage, 1 means 100 percent.")
         out.sample("classroom:kv_cache_usage_perc_max", (metrics.kv_peak or 0) / blocks)
 
-    emitted = schedule.emitted()
+    emitted = schedule.emitted(compact=True)
     out.family("vllm:num_preemptions_total", "counter", "Cumulative number of preemptions.")
     out.sample("vllm:num_preemptions_total", metrics.preemptions)
     out.family("vllm:prompt_tokens_total", "counter", "Number of prefill tokens processed (recomputation included).")
@@ -135,8 +135,9 @@ def prometheus_text(schedule: Schedule, metrics: Metrics, seconds_per_unit: floa
                   ITERATION_TOKEN_BUCKETS, iteration_tokens, iterations)
     out.histogram("vllm:time_to_first_token_seconds", "Time to first token in seconds.", TTFT_BUCKETS,
                   [r.ttft * sec for r in requests if r.ttft is not None])
+    gaps = gap_counts(emitted)
     out.histogram("vllm:inter_token_latency_seconds", "Gap between consecutive output tokens in seconds.",
-                  TOKEN_LATENCY_BUCKETS, [(b - a) * sec for times in emitted for a, b in zip(times, times[1:])])
+                  TOKEN_LATENCY_BUCKETS, [gap * sec for gap in gaps], list(gaps.values()))
     out.histogram("vllm:request_time_per_output_token_seconds", "Mean time per output token of each request.",
                   TOKEN_LATENCY_BUCKETS, [r.tpot * sec for r, _ in done])
     out.histogram("vllm:e2e_request_latency_seconds", "End-to-end request latency in seconds.",

@@ -23,6 +23,13 @@ class MinTree:
     def set(self, position: int, cost: int) -> None:
         i = position + self.size
         tree = self.tree
+        if cost <= tree[i]:  # lowered (a request comes in): each ancestor above the new cost takes it
+            tree[i] = cost
+            i >>= 1
+            while i and tree[i] > cost:
+                tree[i] = cost
+                i >>= 1
+            return
         tree[i] = cost
         while i > 1:
             i >>= 1

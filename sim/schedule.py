@@ -8,6 +8,7 @@ identical ticks of one request is one Segment, so memory grows with scheduling e
 from __future__ import annotations
 
 from bisect import bisect_right
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -134,14 +135,15 @@ class Schedule:
                     break
         return latest
 
-    def emitted(self) -> list[list[float]]:
+    def emitted(self, compact: bool = False) -> list[Sequence[float]]:
         """Per request, when each output token is emitted: the ends of the iterations that decode it, and of
-        those that complete a prefill in the engine's first-token mode."""
+        those that complete a prefill in the engine's first-token mode. Lists; with `compact`, a request's one
+        run of consecutive ticks (the usual case) stays a range, so 100,000 requests do not list every tick."""
         whole_ticks = all(s.end - s.start == s.iterations for s in self.steps)
         starts = [step.start for step in self.steps]
         out = []
         for request in self.requests:
-            times = []
+            pieces = []
             for segment in request.segments:
                 if segment.phase != "decode":
                     continue
@@ -153,10 +155,15 @@ class Schedule:
                         ends += [t for t in self.steps[i].iteration_ends() if segment.start < t <= segment.end]
                         i += 1
                 per_iteration = segment.tokens // len(ends)
-                times += ends if per_iteration == 1 else [t for t in ends for _ in range(per_iteration)]
-            if request.prefill_emits:
-                times = sorted(times + request.prefill_emits)
-            out.append(times)
+                pieces.append(ends if per_iteration == 1 else [t for t in ends for _ in range(per_iteration)])
+            first = request.prefill_emits
+            if len(pieces) == 1 and isinstance(pieces[0], range) and (
+                    not first or (len(first) == 1 and first[0] == pieces[0].start - 1)):
+                ticks = range(pieces[0].start - len(first), pieces[0].stop)
+                out.append(ticks if compact else list(ticks))
+                continue
+            times = [t for piece in pieces for t in piece]
+            out.append(sorted(times + first) if first else times)
         return out
 
     def members(self) -> list[list[int]]:

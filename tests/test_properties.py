@@ -138,3 +138,36 @@ def test_invariants_with_every_option(scenario):
     metrics = compute(schedule)
     assert metrics.finished + metrics.cancelled + metrics.rejected == len(trace)
     assert metrics.preemptions == sum(t.preemptions for t in schedule.requests)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.dictionaries(st.integers(0, 50) | st.floats(0, 50, allow_nan=False), st.integers(0, 20), max_size=12))
+def test_weighted_percentiles_equal_the_listed_ones(counts):
+    from sim.metrics import percentiles, weighted_percentiles
+
+    listed = [value for value, n in counts.items() for _ in range(n)]
+    assert weighted_percentiles(counts) == percentiles(listed)
+
+
+@settings(max_examples=150, deadline=None)
+@given(scenarios(), st.booleans())
+def test_emitted_ranges_list_the_same_ticks_and_gaps(scenario, preempting):
+    """emitted() keeps a run of consecutive ticks as a range; as lists, its ticks and gap counts are the same."""
+    from collections import Counter
+
+    from sim.metrics import gap_counts
+
+    trace, config, policy = scenario
+    if preempting:  # a paged cache small enough to preempt: requests then emit in several pieces
+        config = Config(config.token_budget, config.max_seqs, config.first_token, kv_blocks=6, block_size=4)
+        policy = Policy(preempt="recompute")
+    schedule = simulate(trace, config, policy)
+    assert [list(times) for times in schedule.emitted(compact=True)] == schedule.emitted()
+    for times, request in zip(schedule.emitted(), schedule.requests):
+        listed = list(times)
+        assert listed == sorted(listed)
+        if request.finish_reason == "finished":
+            assert len(listed) == request.output and listed[0] == request.first_token
+            assert listed[-1] == request.completion
+    gaps = Counter(b - a for times in schedule.emitted() for a, b in zip(times, times[1:]))
+    assert gap_counts(schedule.emitted(compact=True)) == +gaps
