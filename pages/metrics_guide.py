@@ -7,6 +7,7 @@ from ui.boot import through_app
 from ui.charts import request_anatomy
 from ui.i18n import t
 from ui.runs import run, seed_trace
+from ui.tables import metric_label
 
 through_app()
 
@@ -32,7 +33,7 @@ values = {"queue_time": r.queue_time, "ttft": r.ttft, "tpot": r.tpot, "throughpu
 for metric in METRICS:
     with st.container(border=True):
         left, right = st.columns([3, 1])
-        left.markdown(f"#### {t('m_' + metric)}")
+        left.markdown(f"#### {metric_label(metric)}")
         left.markdown(t(f"guide_{metric}_def"))
         left.latex(t(f"guide_{metric}_formula"))
         left.caption(t(f"guide_{metric}_includes"))

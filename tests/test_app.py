@@ -296,3 +296,14 @@ def test_real_model_page_bounds_the_lab_trace_it_serves():
     assert not at.exception, at.exception
     assert any("65 requests" in e.value and "at most 64" in e.value for e in at.error)
     assert not [b for b in at.button if b.key == "rm_run"]  # nothing to run until the trace is smaller
+
+
+def test_a_run_in_milliseconds_labels_rates_and_sentences_in_ms():
+    at = open_page("pages/trace_lab.py")
+    at.radio(key="w_lab_cost_kind").set_value("linear").run()
+    assert not at.exception, at.exception
+    assert at.session_state["lab_ran"].config.cost.kind == "linear"
+    overall = lab_overall(at)
+    assert "throughput (tokens/ms)" in overall.index and "requests/ms" in overall.index
+    assert not any("tick" in label for label in overall.index)
+    assert any("Median TTFT moves from" in m.value and " ms with" in m.value for m in at.markdown)

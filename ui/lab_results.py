@@ -13,21 +13,23 @@ from sim.schedule import Schedule
 
 from .charts import GANTT_ROWS, budget_chart, gantt, kv_chart, load_chart
 from .i18n import t
-from .tables import group_table, headline, overall_table, policy_title, request_table, what_changed
+from .tables import group_table, headline, metric_label, overall_table, policy_title, request_table, what_changed
 from .text import md_escape
 
 
-def show(runs: list[tuple[Schedule, Metrics]], policies: tuple[Policy, Policy]) -> None:
+def show(runs: list[tuple[Schedule, Metrics]], policies: tuple[Policy, Policy], measured: bool = False) -> None:
+    """The results of A and B; `measured` runs (the real model) are in ms of wall time, not a cost model's."""
     (schedule_a, metrics_a), (schedule_b, metrics_b) = runs
     titles = [policy_title(p) for p in policies]
     x_max = max(schedule_a.makespan, schedule_b.makespan)
-    if schedule_a.unit != "tick":
+    if schedule_a.unit != "tick" and not measured:
         st.caption(t("cost_used_linear"))
     summary, cards = st.columns([3, 2])
     summary.markdown("\n".join(f"- {line}" for line in what_changed(metrics_a, metrics_b, *titles)))
     with cards:
         for column, (name, value_a, value_b, lower_better) in zip(st.columns(2) * 3, headline(metrics_a, metrics_b)):
-            column.metric(t("m_" + name) + " · B", round(value_b, 3), delta=round(value_b - value_a, 3) or None,
+            column.metric(metric_label(name, metrics_b.unit) + " · B", round(value_b, 3),
+                          delta=round(value_b - value_a, 3) or None,
                           delta_color="inverse" if lower_better else "normal",
                           help=t("card_help", a=round(value_a, 3)))
     rejected = [r.name for m in (metrics_a, metrics_b) for r in m.requests if r.finish_reason == "rejected"]

@@ -22,6 +22,11 @@ EXTRA = ("finished", "cancelled", "rejected", "preemptions", "recomputed_tokens"
 LOWER_EXTRA_IS_WORSE = {"finished", "spec_accepted"}
 
 
+def metric_label(name: str, unit: str = "tick") -> str:
+    """A metric's name; rates read per tick or per ms as the run's unit is."""
+    return t("m_" + name, per=t(f"per_{unit}"))
+
+
 def request_table(runs: list[Metrics], titles: list[str]) -> pd.DataFrame:
     """One row per request: its shape, then each latency under each policy (and how it ended, when any
     request did not simply finish)."""
@@ -36,7 +41,7 @@ def request_table(runs: list[Metrics], titles: list[str]) -> pd.DataFrame:
             values = [getattr(r, metric) for r in m.requests]
             if metric == "finish_reason":
                 values = [t(f"reason_{v}") for v in values]
-            table[f"{t('m_' + metric)} · {title}"] = values
+            table[f"{metric_label(metric, m.unit)} · {title}"] = values
     return pd.DataFrame(table)
 
 
@@ -51,7 +56,7 @@ def overall_table(a: Metrics, b: Metrics, titles: list[str], names: tuple[str, .
         relative = ("+" if change >= 0 else "-") + percent(abs(change / va)) if va else ("—" if not change else "∞")
         higher_better = name in HIGHER_IS_BETTER or name in LOWER_EXTRA_IS_WORSE
         better = (change > 0) == higher_better if change else None
-        records.append({t("col_metric"): t("m_" + name), f"{titles[0]} (A)": round(va, 4),
+        records.append({t("col_metric"): metric_label(name, a.unit), f"{titles[0]} (A)": round(va, 4),
                         f"{titles[1]} (B)": round(vb, 4), t("col_change"): round(change, 4),
                         t("col_relative"): relative,
                         t("col_verdict"): "" if better is None else ("✅" if better else "🔻")})
@@ -88,7 +93,7 @@ def what_changed(a: Metrics, b: Metrics, name_a: str, name_b: str) -> list[str]:
                        mb=round(b.makespan, 3)))
     ttft_a, ttft_b = a.percentiles["ttft"][50], b.percentiles["ttft"][50]
     if ttft_a != ttft_b:
-        lines.append(t("wc_ttft", b=name_b, ta=ttft_a, tb=ttft_b))
+        lines.append(t("wc_ttft", b=name_b, ta=round(ttft_a, 3), tb=round(ttft_b, 3), unit=t(f"wc_unit_{a.unit}")))
     tpot_a, tpot_b = a.percentiles["tpot"][90], b.percentiles["tpot"][90]
     if round(tpot_a, 3) != round(tpot_b, 3):
         lines.append(t("wc_tpot", b=name_b, ta=tpot_a, tb=tpot_b))
