@@ -45,7 +45,8 @@ if source == "generated":
         generator_tab("sw_gen", lambda made: state.__setitem__("sw_generated", made), n=1000, rate=0.3)
     trace = state["sw_generated"]
 elif source == "upload":
-    upload_tab("sw_up", lambda made: state.__setitem__("sw_uploaded", made), ms_per_tick=10.0, limit=2000)
+    upload_tab("sw_up", lambda made: capacity.adopt(made, "sw_uploaded", "sw_policies", "sw_policies_now",
+                                                    "sw_policies_editor"), ms_per_tick=10.0, limit=2000)
     trace = state.get("sw_uploaded")
     if trace is None:
         st.info(t("sw_upload_first"))

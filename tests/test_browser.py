@@ -275,3 +275,35 @@ def test_hostile_names_stay_text_and_downloads_neutralize_formulas(open_page):
         page.get_by_role("button", name="Download trace (CSV)").click()
     lines = Path(download.value.path()).read_text().splitlines()
     assert lines[3:] == ["'=cmd|' /C calc'!A0,2,2,2", "'@SUM(1),3,2,2"]
+
+
+AZURE = ROOT.parent / "shared" / "traces" / "AzureLLMInferenceTrace_conv.csv"
+
+
+def test_the_capacity_lab_sweeps_a_real_azure_trace_and_marks_the_knees(open_page):
+    if not AZURE.exists():
+        pytest.skip(f"{AZURE} is not present (it comes with ../shared, not with the project)")
+    page = open_page("/capacity_lab")
+    expect(page.locator('[data-testid="stPlotlyChart"] .main-svg').first).to_be_visible()  # the first visit's sweep
+    page.get_by_text("upload a real trace", exact=True).click()
+    wait_idle(page)
+    page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(str(AZURE))
+    expect(page.get_by_role("button", name="Import")).to_be_enabled()
+    page.get_by_role("button", name="Import").click()
+    expect(page.get_by_text("Read 2,000 rows in Azure LLM inference format")).to_be_visible()
+    expect(page.get_by_text("2,000 requests arriving over 42,425 ticks")).to_be_visible()
+    no_exception(page)
+    # the default policies' budget of 8 was sized to the trace's largest prompt (7,930 tokens)
+    expect(page.get_by_text("token budget is now 8,192")).to_be_visible()
+    page.get_by_role("button", name="Run the sweep").click()
+    expect(page.get_by_text("continuous + chunked prefill").first).to_be_visible()
+    wait_idle(page)
+    no_exception(page)
+    expect(page.get_by_test_id("stAlert").filter(has_text="changed since")).to_have_count(0)
+    knees = page.get_by_test_id("stMain").locator("li").filter(has_text="90%")
+    expect(knees).to_have_count(3)  # one sentence a policy
+    charts = page.locator('[data-testid="stPlotlyChart"]')
+    expect(charts.first.locator(".main-svg").first).to_be_visible()
+    assert charts.count() >= 5
+    legend = charts.first.locator(".legendtext").all_text_contents()
+    assert {"static", "continuous", "continuous + chunked prefill"} <= set(legend)

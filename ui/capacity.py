@@ -33,6 +33,27 @@ def default_policies(budget: int = 8) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=list(COLUMNS))
 
 
+def fitting_budget(trace: Trace) -> int:
+    """The default budget (8, the seed's), doubled until the trace's largest prompt fits in one tick."""
+    budget, largest = 8, max((r.prompt for r in trace), default=1)
+    while budget < largest:
+        budget *= 2
+    return budget
+
+
+def adopt(trace: Trace, key: str, policies_key: str, now_key: str, editor_key: str) -> None:
+    """Make `trace` the swept trace; when the policies are still the defaults, size their budgets to it (a
+    real trace's prompts are thousands of tokens, the defaults' budget is the seed's 8)."""
+    state = st.session_state
+    state[key] = trace
+    current = state.get(now_key, state.get(policies_key))
+    budget = fitting_budget(trace)
+    if current is not None and current.equals(default_policies()) and budget != 8:
+        state[policies_key] = state[now_key] = default_policies(budget)
+        state.pop(editor_key, None)
+        st.toast(t("sw_budget_fitted", budget=f"{budget:,}"), icon="📏")
+
+
 def policies_editor(key: str, table: pd.DataFrame) -> pd.DataFrame:
     number = {"min_value": 0, "step": 1}
     choices = {"batching": POLICIES, "order": ORDERS, "kv_admission": KV_ADMISSION, "preempt": PREEMPT}
