@@ -21,7 +21,7 @@ from tests.browser_kit import CHROMIUM, CHROMIUM_ARGS
 from ui.scenario import Scenario, encode
 
 TIMEOUT_MS = 300_000  # eight sessions on two cores, and the model's runs take turns
-VIEWPORT = {"width": 1400, "height": 2000}
+VIEWPORT = {"width": 1280, "height": 800}  # a laptop screen
 NAME = re.compile(r"\bs(\d+)-r\d+\b")
 # (sidebar link, the page's title); the lab is opened first, from its share link, and visited again last.
 CAPACITY = "Capacity lab: how much load before the SLO breaks?"
