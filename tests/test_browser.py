@@ -307,3 +307,27 @@ def test_the_capacity_lab_sweeps_a_real_azure_trace_and_marks_the_knees(open_pag
     assert charts.count() >= 5
     legend = charts.first.locator(".legendtext").all_text_contents()
     assert {"static", "continuous", "continuous + chunked prefill"} <= set(legend)
+
+
+def test_the_real_model_streams_stops_and_runs_again(open_page):
+    page = open_page("/real_model")
+    expect(title(page)).to_have_text("Real model")
+    page.get_by_text("long answers", exact=True).click()
+    wait_idle(page)
+    page.get_by_role("button", name="Run on the model ▶").click()
+    expect(page.get_by_text("Running policy A on the model…")).to_be_visible()
+    streamed = page.get_by_test_id("stMain").locator("pre").first
+    expect(streamed).not_to_be_empty()  # the first request's text arrives while the run goes
+    page.get_by_test_id("stMainBlockContainer").get_by_role("button", name="Stop").click()
+    expect(page.get_by_text("Press", exact=False).first).to_be_visible()
+    wait_idle(page)
+    expect(page.get_by_text("The simulator's prediction")).to_have_count(0)
+    no_exception(page)
+    # the stopped run let go of the shared model: the next run goes through to measured charts
+    page.get_by_role("button", name="Run on the model ▶").click()
+    expect(page.get_by_text("The simulator's prediction")).to_be_visible(timeout=120_000)
+    wait_idle(page)
+    no_exception(page)
+    expect(page.get_by_text("Measured on cpu")).to_be_visible()
+    assert page.locator('[data-testid="stPlotlyChart"] .main-svg').count() >= 4
+    assert "ms" in page.locator('[data-testid="stPlotlyChart"] .xtitle').first.text_content()
