@@ -22,8 +22,6 @@ def simulate(trace: Trace, config: Config, policy: Policy | str) -> Schedule:
 def run(scheduler: Scheduler) -> Schedule:
     """Drive a scheduler to the end of its trace under its config's cost model."""
     plan, commit, cost = scheduler.plan, scheduler.commit, scheduler.config.cost
-    if getattr(scheduler, "plain", False):  # the seed's loop: straight to its fast paths, 30,000 calls saved
-        plan, commit = scheduler._plan_plain, scheduler._commit_plain
     ticks = cost.kind == "ticks"
     now = 0
     # Iterations with no token-work only wait for swap-ins; more in a row than swaps could need is a bug that

@@ -26,11 +26,11 @@ class Continuous(Scheduler):
         # and one commit per event with nothing to check); tests hold the two paths to the same schedules.
         self.plain = (policy == Policy(batching="continuous") and not self.cancels and self.kv is None
                       and config.cost.kind == "ticks")
+        if self.plain:  # plan and commit go straight to the quick paths (no check per call)
+            self.plan, self.commit = self._plan_plain, self._commit_plain
         self.preempts = self.kv is not None or policy.preemptive_priority  # recomputes may outgrow the budget
 
     def plan(self, now: float, max_repeat: int = 1) -> Iteration | None:
-        if self.plain:
-            return self._plan_plain(now, max_repeat)
         clock = now if self.clock is None else self.clock
         if self.arrived < len(self.requests) and self.requests[self.arrived].arrival <= clock:
             self.arrive_until(clock)
@@ -79,7 +79,7 @@ class Continuous(Scheduler):
         it.repeat = self._steady(now, it, budget, max_repeat)
         return it
 
-    def _plan_plain(self, now: float, max_repeat: int) -> Iteration | None:
+    def _plan_plain(self, now: float, max_repeat: int = 1) -> Iteration | None:
         """`plan` for the seed's loop: every decoder decodes (the slot limit keeps them within the budget),
         then waiting requests whose whole prompt fits come in, in arrival order, skipping the rest."""
         requests, queue, running = self.requests, self.queue, self.running
@@ -295,7 +295,7 @@ class Continuous(Scheduler):
         """The head of the queue pushes out running requests of a lower priority class when it cannot get a
         slot or KV room (always by recompute). Only requests it is ahead of in the queue's own order can be
         pushed out, so a victim queues behind it; and only when the victims together make the room it needs
-        (else nobody is pushed out for nothing)."""
+        and it then fits the token budget too (else nobody is pushed out for nothing)."""
         i, _ = self.queue.next(NEVER - 1)
         if i < 0:
             return
@@ -313,6 +313,14 @@ class Continuous(Scheduler):
             victims.append(j)
             slots -= 1
             free += self.kv.held(j) if self.kv is not None else 0
+        # The token budget left by the work still running (decodes, prefills under way) must take the head too:
+        # else it could not come in this iteration, and a victim might take its place back at once.
+        chunk, kept = self.policy.chunk_size or NEVER, [j for j in self.running if j not in victims]
+        busy = sum(1 + self.policy.spec_tokens if self.phase[j] == DECODE
+                   else min(self.target[j] - self.prefilled[j], chunk) if self.phase[j] == PREFILL else 0
+                   for j in kept)
+        if self.admission_cost(i) > self.config.token_budget - busy:
+            return
         for j in victims:
             self.preempt(j, now, recompute=True)
 
@@ -345,8 +353,6 @@ class Continuous(Scheduler):
 
     def commit(self, it: Iteration, start: float, end: float) -> None:
         """Record the iteration(s) that ran in [start, end) and move every request on."""
-        if self.plain:
-            return self._commit_plain(it, start, end)
         self.record_step(it, start, end)
         if it.stalled or it.accepted:
             self.commit_decodes(it, start, end)

@@ -288,8 +288,9 @@ class Scheduler:
                 self.watch_growth(i)
 
     def victim(self, among: list[int]) -> int:
-        """The running request to preempt: the latest arrival, or the lowest priority (then the latest)."""
-        if self.policy.victim == "lowest-priority":
+        """The running request to preempt: the latest arrival, or the lowest priority (then the latest). With
+        preemptive priority always the lowest class first: a better class pushed out would push back at once."""
+        if self.policy.victim == "lowest-priority" or self.policy.preemptive_priority:
             return max(among, key=lambda j: (self.requests[j].priority, j))
         return max(among)
 
@@ -406,8 +407,10 @@ class Scheduler:
         """Record the prefill chunks; a completed prefill emits a token in the engine's first-token mode, then
         the request decodes from the next decode round on."""
         timelines = self.timelines
-        for i, _, tokens in it.prefill:
-            timelines[i].add("prefill", start, end, tokens)
+        for i, first, tokens in it.prefill:
+            # A recompute's first chunk starts a segment of its own, even right after the preemption: it stays
+            # apart from the prefill it repeats.
+            timelines[i].add("prefill", start, end, tokens, merge=first > 0 or not timelines[i].preemptions)
             self.prefilled[i] += tokens
         for i in it.prefill_done:
             if self.prefill_emits:

@@ -1,5 +1,7 @@
 """Invariants of every schedule, on random traces and budgets (hypothesis)."""
-from hypothesis import given, settings
+from dataclasses import replace
+
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from sim.config import ORDERS, POLICIES, PREEMPT, Config, Policy
@@ -103,8 +105,24 @@ def option_scenarios(draw):
     return validate(rows), config, Policy(batching, **common)
 
 
+def _rows(*rows):
+    return validate([dict(zip(("name", "arrival", "prompt", "output", "priority"), row)) for row in rows])
+
+
+# Found by this test, kept: a priority preemption that freed a slot its head could not use for lack of budget
+# (the victim came straight back); a growth preemption that pushed out a better class, which pushed back; a
+# recompute right after its preemption, merged into the prefill it repeated.
+PRIORITY = Policy("continuous", order="priority", preemptive_priority=True)
+
+
 @settings(max_examples=400, deadline=None)
 @given(option_scenarios())
+@example((_rows(("a", 0, 1, 1), ("b", 0, 2, 1), ("c", 0, 1, 1, 1), ("d", 0, 1, 1), ("e", 0, 1, 1)), Config(2),
+          Policy("continuous", order="fcfs-skip", preemptive_priority=True)))
+@example((_rows(("a", 0, 1, 1), ("b", 0, 3, 9, 1), ("c", 0, 1, 1), ("d", 0, 1, 1), ("e", 8, 1, 2)),
+          Config(3, None, "prefill", kv_blocks=13, block_size=1), replace(PRIORITY, kv_admission="overcommit")))
+@example((_rows(*((f"r{i}", 0, 1, 1, 1 if i in (0, 2, 3, 4, 5) else 0) for i in range(6)), ("r8", 1, 1, 1),
+                ("r9", 2, 1, 1)), Config(4), replace(PRIORITY, spec_tokens=1)))
 def test_invariants_with_every_option(scenario):
     trace, config, policy = scenario
     schedule = simulate(trace, config, policy)
