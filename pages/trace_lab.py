@@ -138,5 +138,8 @@ if scenario is not None:
         st.caption(t("link_too_large"))
     else:
         st.query_params[QUERY_KEY] = st.session_state["lab_link"] = code
-        with st.expander(t("link_title")):
-            st.code(f"{st.context.url or ''}?{QUERY_KEY}={code}", language=None, wrap_lines=True)
+        # Drawn only while open: the code block's highlighter is a large script every fresh browser would
+        # otherwise load on the lab's first view, even with the link folded away.
+        share = st.expander(t("link_title"), key="lab_share", on_change="rerun")
+        if share.open:
+            share.code(f"{st.context.url or ''}?{QUERY_KEY}={code}", language=None, wrap_lines=True)

@@ -241,6 +241,12 @@ def test_a_share_link_opens_its_scenario_and_a_tampered_one_says_so(open_page):
     expect(page.locator('[data-testid="stPlotlyChart"] .main-svg').first).to_be_visible()
     no_exception(page)
     expect(page.get_by_test_id("stAlert")).to_have_count(0)
+    # the folded share box draws its link only once opened, and that link opens the same scenario
+    expect(page.get_by_test_id("stCode")).to_have_count(0)
+    page.get_by_text("Share this scenario (link)").click()
+    link = page.get_by_test_id("stCode").inner_text()
+    assert link.startswith(page.url.split("?")[0] + "?s=")
+    assert decode(parse_qs(urlparse(link).query)["s"][0]).trace == trace
 
     page = open_page("/trace_lab?s=garbage!!")
     expect(page.get_by_test_id("stAlert").filter(has_text="This link could not be opened")).to_be_visible()
