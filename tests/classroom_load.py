@@ -4,16 +4,20 @@ Each session opens the trace lab from a share link holding its own trace (reques
 to every other page through the sidebar, runs the real model on its lab trace, and comes back to the lab.
 It checks that no page shows an exception, that every table a session sees names only its own requests
 (no session sees another's trace or results), and that the lab still holds its trace after the page
-switches (no lost work). Used by tests/test_load.py (a few sessions) and bench/load_test.py (eight or more,
+switches (no lost work). A `Pace` sets when sessions open and how long they read each page. Used by
+tests/test_load.py (a few sessions in a rush) and bench/load_test.py (eight or more, paced like a class,
 printing the slowest page load).
 """
 from __future__ import annotations
 
 import asyncio
+import random
 import re
 import statistics
+import tempfile
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from sim.config import Config, Policy
 from sim.trace import Request, Trace
@@ -45,6 +49,7 @@ class Report:
     served: dict[str, list[float]] = field(default_factory=dict)
     loads: dict[str, list[float]] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
+    spans: list[tuple[float, float]] = field(default_factory=list)  # each session's (open, close) on one clock
 
     def add(self, page: str, started: float, served: float) -> None:
         self.served.setdefault(page, []).append(served - started)
@@ -59,8 +64,22 @@ class Report:
                  f"{max(self.served[page]):.2f} s; drawn median {statistics.median(times):.2f} s, slowest "
                  f"{max(times):.2f} s ({len(times)} sessions)" for page, times in self.loads.items()]
         (page, served), (drawn_page, drawn) = self.slowest(self.served), self.slowest(self.loads)
-        return "\n".join(lines + [f"slowest page served: {served:.2f} s ({page})",
+        return "\n".join(lines + [self.overlap(), f"slowest page served: {served:.2f} s ({page})",
                                    f"slowest page drawn: {drawn:.2f} s ({drawn_page})"])
+
+    def together(self) -> tuple[float, float, float]:
+        """(last session opened, first session closed, last closed), in seconds from the first opening: every
+        session was open at once between the first two, if the first is the smaller."""
+        zero = min(opened for opened, _ in self.spans)
+        return (max(o for o, _ in self.spans) - zero, min(c for _, c in self.spans) - zero,
+                max(c for _, c in self.spans) - zero)
+
+    def overlap(self) -> str:
+        last_open, first_close, end = self.together()
+        if first_close <= last_open:
+            return f"the {len(self.spans)} sessions were never all open at once ({end:.0f} s run)"
+        return (f"all {len(self.spans)} sessions open at once from {last_open:.0f} s to {first_close:.0f} s "
+                f"of the {end:.0f} s run")
 
 
 def session_trace(i: int) -> Trace:
@@ -93,12 +112,31 @@ async def _lab_names(page) -> list[str]:
     return await editor.evaluate(FIRST_COLUMN)
 
 
-async def _session(browser, base: str, i: int, report: Report) -> None:
+@dataclass(frozen=True)
+class Pace:
+    """How students move: session i opens its link `gap * i` seconds after the first and walks every page
+    `rounds` times; after each page is drawn and checked it reads for a think time drawn from an exponential
+    law of mean `think` seconds, cut at ten times the mean (TPC-W's think time, with its mean of 7 s), seeded
+    by the session. Pace() is the rush: everyone at the same instant, clicking on the moment a page is drawn."""
+    gap: float = 0.0
+    think: float = 0.0
+    rounds: int = 1
+
+    def pauses(self, i: int):
+        draw = random.Random(i)
+        while True:
+            yield min(draw.expovariate(1 / self.think), 10 * self.think) if self.think else 0.0
+
+
+async def _session(browser, base: str, i: int, report: Report, pace: Pace) -> None:
+    await asyncio.sleep(pace.gap * i)
+    pauses, opened = pace.pauses(i), time.perf_counter()
     context = await browser.new_context(locale="en-US", viewport=VIEWPORT)  # a browser of its own: no shared cache
     context.set_default_timeout(TIMEOUT_MS)
     page = await context.new_page()
     trace = session_trace(i)
     own = [r.name for r in trace]
+    where = "the share link"
     try:
         start = time.perf_counter()
         await page.goto(f"{base}/trace_lab?s={encode(Scenario(trace, Config(8), Policy.named('static'), Policy()))}")
@@ -106,7 +144,9 @@ async def _session(browser, base: str, i: int, report: Report) -> None:
         if (names := await _lab_names(page)) != own:
             report.problems.append(f"session {i}: the lab opened with {names}, not its link's {own}")
         await _check(page, i, "trace lab", report)
-        for link, title in WALK:
+        for step, (link, title) in enumerate(WALK * pace.rounds):
+            where = f"step {step + 1}, {title}"
+            await asyncio.sleep(next(pauses))  # reading the page, not a page load
             start = time.perf_counter()
             await page.get_by_test_id("stSidebarNav").get_by_role("link", name=link).click()
             report.add(title, start, await _settled(page, title))
@@ -119,24 +159,31 @@ async def _session(browser, base: str, i: int, report: Report) -> None:
         if (names := await _lab_names(page)) != own:
             report.problems.append(f"session {i}: back in the lab, the trace is {names}, not {own}")
     except Exception as error:  # a timeout or a missing element: the session's problem, reported with the rest
-        report.problems.append(f"session {i}: {type(error).__name__}: {str(error).splitlines()[0]}")
+        shot = Path(tempfile.gettempdir()) / f"classroom-session-{i}.png"
+        try:
+            await page.screenshot(path=shot, full_page=True)
+        except Exception:  # a closed page has nothing to show
+            shot = "none"
+        report.problems.append(f"session {i}, {where}: {type(error).__name__}: {str(error).splitlines()[0]} "
+                               f"(screenshot: {shot})")
     finally:
+        report.spans.append((opened, time.perf_counter()))
         await context.close()
 
 
-async def _drive(base: str, sessions: int) -> Report:
+async def _drive(base: str, sessions: int, pace: Pace) -> Report:
     from playwright.async_api import async_playwright
 
     report = Report()
     async with async_playwright() as p:
         browser = await p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         try:
-            await asyncio.gather(*(_session(browser, base, i, report) for i in range(sessions)))
+            await asyncio.gather(*(_session(browser, base, i, report, pace) for i in range(sessions)))
         finally:
             await browser.close()
     return report
 
 
-def drive(base: str, sessions: int) -> Report:
+def drive(base: str, sessions: int, pace: Pace = Pace()) -> Report:
     """Run `sessions` concurrent Chromium sessions against the app at `base`; their page loads and problems."""
-    return asyncio.run(_drive(base, sessions))
+    return asyncio.run(_drive(base, sessions, pace))

@@ -24,3 +24,27 @@ def test_concurrent_sessions_walk_every_page_without_errors_or_crosstalk():
     assert {page: len(times) for page, times in report.loads.items()} == {
         "Trace lab (share link)": SESSIONS, **{title: SESSIONS for _, title in WALK}}
     print(report.summary())
+
+
+def test_the_pace_of_a_class_is_seeded_per_session_and_bounded():
+    from itertools import islice
+
+    from tests.classroom_load import Pace
+
+    assert list(islice(Pace().pauses(3), 5)) == [0.0] * 5  # the rush: nobody reads
+    pace = Pace(gap=3, think=7)
+    first = list(islice(pace.pauses(0), 2000))
+    assert first == list(islice(pace.pauses(0), 2000))  # the same session reads the same way each run
+    assert first[:10] != list(islice(pace.pauses(1), 10))  # another session reads otherwise
+    assert all(0 <= pause <= 70 for pause in first)  # cut at ten times the mean
+    assert 6 < sum(first) / len(first) < 8
+
+
+def test_the_report_says_how_long_every_session_was_open_at_once():
+    from tests.classroom_load import Report
+
+    report = Report(spans=[(100.0, 160.0), (103.0, 150.0), (106.0, 170.0)])
+    assert report.together() == (6.0, 50.0, 70.0)
+    assert report.overlap() == "all 3 sessions open at once from 6 s to 50 s of the 70 s run"
+    apart = Report(spans=[(0.0, 5.0), (6.0, 9.0)])
+    assert apart.overlap() == "the 2 sessions were never all open at once (9 s run)"
