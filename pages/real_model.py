@@ -89,7 +89,7 @@ else:
     for column, (label, r) in zip(cards, zip("AB", results)):
         column.metric(t("rm_tokens_per_s", label=label), f"{r.tokens_per_second:.0f}",
                       help=t("rm_overhead", share=f"{r.overhead_share:.1%}"))
-    lab_results.show(runs, ran, measured=True)
+    lab_results.show(runs, ran, measured=True, page="rm")
     st.subheader(t("rm_prediction"))
     st.markdown(t("rm_prediction_intro"))
     for column, label, r, (_, metrics), policy in zip(st.columns(2), "AB", results, runs, ran):

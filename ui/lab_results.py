@@ -17,8 +17,10 @@ from .tables import group_table, headline, metric_label, overall_table, policy_t
 from .text import md_escape
 
 
-def show(runs: list[tuple[Schedule, Metrics]], policies: tuple[Policy, Policy], measured: bool = False) -> None:
-    """The results of A and B; `measured` runs (the real model) are in ms of wall time, not a cost model's."""
+def show(runs: list[tuple[Schedule, Metrics]], policies: tuple[Policy, Policy], measured: bool = False,
+         page: str = "lab") -> None:
+    """The results of A and B; `measured` runs (the real model) are in ms of wall time, not a cost model's.
+    Element keys start with `page`: each page's charts, tables and widgets keep state of their own."""
     (schedule_a, metrics_a), (schedule_b, metrics_b) = runs
     titles = [policy_title(p) for p in policies]
     x_max = max(schedule_a.makespan, schedule_b.makespan)
@@ -39,46 +41,49 @@ def show(runs: list[tuple[Schedule, Metrics]], policies: tuple[Policy, Policy], 
     labelled = [(f"{label} · {title}", schedule) for label, title, (schedule, _) in zip("AB", titles, runs)]
     for label, (title, schedule) in zip("AB", labelled):
         if len(schedule.requests) > GANTT_ROWS:
-            st.plotly_chart(load_chart(schedule, t("load_title", title=title), x_max=x_max), key=f"lab_load_{label}")
-        st.plotly_chart(gantt(schedule, title, x_max=x_max), key=f"lab_gantt_{label}")
+            st.plotly_chart(load_chart(schedule, t("load_title", title=title), x_max=x_max),
+                            key=f"{page}_load_{label}")
+        st.plotly_chart(gantt(schedule, title, x_max=x_max), key=f"{page}_gantt_{label}")
     for label, (title, schedule) in zip("AB", labelled):
-        st.plotly_chart(budget_chart(schedule, t("budget_title", policy=title), x_max=x_max), key=f"lab_budget_{label}")
+        st.plotly_chart(budget_chart(schedule, t("budget_title", policy=title), x_max=x_max),
+                        key=f"{page}_budget_{label}")
     if schedule_a.config.kv_blocks:
         for label, (title, schedule) in zip("AB", labelled):
-            st.plotly_chart(kv_chart(schedule, t("kv_title", policy=title), x_max=x_max), key=f"lab_kv_{label}")
+            st.plotly_chart(kv_chart(schedule, t("kv_title", policy=title), x_max=x_max), key=f"{page}_kv_{label}")
     st.subheader(t("lab_overall"))
-    st.dataframe(overall_table(metrics_a, metrics_b, titles), hide_index=True, key="lab_overall")
+    st.dataframe(overall_table(metrics_a, metrics_b, titles), hide_index=True, key=f"{page}_overall")
     for key in ("tenant", "priority"):
         if len({getattr(r, key) for r in metrics_a.requests}) > 1:
             st.subheader(t(f"lab_per_{key}"))
             for (label, title), metrics in zip(zip("AB", titles), (metrics_a, metrics_b)):
                 st.caption(f"{label} · {title}")
-                st.dataframe(group_table(metrics, key), hide_index=True, key=f"lab_{key}_{label}")
+                st.dataframe(group_table(metrics, key), hide_index=True, key=f"{page}_{key}_{label}")
     st.subheader(t("lab_per_request"))
-    st.dataframe(request_table([metrics_a, metrics_b], titles), hide_index=True, key="lab_requests")
+    st.dataframe(request_table([metrics_a, metrics_b], titles), hide_index=True, key=f"{page}_requests")
     e1, e2, e3, e4 = st.columns(4)
     e1.download_button(t("dl_requests_csv"), requests_csv([metrics_a, metrics_b]), "requests.csv", "text/csv",
-                       key="dl_requests")
+                       key=f"{page}_dl_requests")
     e2.download_button(t("dl_overall_csv"), overall_csv([metrics_a, metrics_b]), "overall.csv", "text/csv",
-                       key="dl_overall")
+                       key=f"{page}_dl_overall")
     schedules = {f"{label}_{m.policy}": run_json(s, m) for label, (s, m) in zip("AB", runs)}
     e3.download_button(t("dl_schedule_json"), json.dumps(schedules), "schedule.json", "application/json",
-                       key="dl_schedule")
+                       key=f"{page}_dl_schedule")
     e4.download_button(t("dl_chrome"), json.dumps(chrome_trace([schedule_a, schedule_b])), "schedule.trace.json",
-                       "application/json", key="dl_chrome", help=t("dl_chrome_help"))
-    _prometheus_downloads(runs)
+                       "application/json", key=f"{page}_dl_chrome", help=t("dl_chrome_help"))
+    _prometheus_downloads(runs, page)
 
 
-def _prometheus_downloads(runs: list[tuple[Schedule, Metrics]]) -> None:
+def _prometheus_downloads(runs: list[tuple[Schedule, Metrics]], page: str) -> None:
     """Each run's metrics in Prometheus text format with vLLM's names, to set beside a real server's."""
     p1, p2, p3 = st.columns(3)
     if runs[0][0].unit == "tick":
-        ms = p1.number_input(t("dl_prom_tick_ms"), 0.001, 3.6e6, 10.0, key="dl_prom_ms", help=t("dl_prom_tick_help"))
+        ms = p1.number_input(t("dl_prom_tick_ms"), 0.001, 3.6e6, 10.0, key=f"{page}_dl_prom_ms",
+                             help=t("dl_prom_tick_help"))
         seconds = ms / 1000
     else:
         seconds = 0.001
         p1.caption(t("dl_prom_ms"))
     for column, label, (schedule, metrics) in zip((p2, p3), "AB", runs):
         column.download_button(t("dl_prometheus", label=label), prometheus_text(schedule, metrics, seconds),
-                               f"metrics-{label}.prom", "text/plain", key=f"dl_prom_{label}",
+                               f"metrics-{label}.prom", "text/plain", key=f"{page}_dl_prom_{label}",
                                help=t("dl_prometheus_help"))
