@@ -177,6 +177,20 @@ def test_share_link_restores_the_scenario():
     assert at.session_state["lab_policy_a"] == Policy(batching="continuous")
 
 
+def test_folded_scheduler_options_keep_the_policy_and_static_drops_continuous_only_ones():
+    at = open_page("pages/trace_lab.py")
+    at.session_state["lab_policy_b"] = Policy(chunk_size=3, order="sjf", graph_buckets=(1, 2, 4))
+    at.run()
+    assert not at.exception
+    # folded, the options are not drawn, and the policy keeps them
+    assert not [w for w in at.number_input if w.key == "w_lab_policy_b_chunk_size"]
+    assert at.session_state["lab_policy_b"] == Policy(chunk_size=3, order="sjf", graph_buckets=(1, 2, 4))
+    assert "Options changed: order sjf, chunks of 3, graphs 1,2,4" in [c.value for c in at.caption]
+    # static batching has no chunked prefill: switching B to it drops the chunk, keeps the rest
+    at.selectbox(key="w_lab_policy_b_batching").set_value("static").run()
+    assert at.session_state["lab_policy_b"] == Policy(batching="static", order="sjf", graph_buckets=(1, 2, 4))
+
+
 @pytest.mark.parametrize("link", ["garbage!!", "eJzLSM3JyVcozy_KSQEAGgQEXQ", "A" * 20000])
 def test_bad_share_link_shows_a_message_and_the_default(link):
     at = AppTest.from_file(APP, default_timeout=60)

@@ -112,10 +112,15 @@ def what_changed(a: Metrics, b: Metrics, name_a: str, name_b: str) -> list[str]:
     return lines or [t("wc_same")]
 
 
+def option_summary(policy: Policy) -> str:
+    """The options changed from the defaults, in short ("order sjf, chunks of 4"); empty if none."""
+    return ", ".join(t(f"opt_short_{name}", value=_show(value)) for name, value in policy.changes().items())
+
+
 def policy_title(policy: Policy) -> str:
     """The batching's name and the options changed, for chart titles and table headers."""
-    parts = [t(f"opt_short_{name}", value=_show(value)) for name, value in policy.changes().items()]
-    return t(f"policy_{policy.batching}") + (" · " + ", ".join(parts) if parts else "")
+    summary = option_summary(policy)
+    return t(f"policy_{policy.batching}") + (" · " + summary if summary else "")
 
 
 def _show(value: object) -> str:
