@@ -135,6 +135,15 @@ def rows_become(frame, rows: list) -> None:
     assert shown == rows
 
 
+def row_becomes(frame, first: str, cells: list) -> None:
+    """Wait until the grid's row that starts with `first` goes on with these cells, else fail showing it."""
+    deadline = time.monotonic() + TIMEOUT_MS / 1000
+    while ((shown := next((row[1:1 + len(cells)] for row in grid(frame)["rows"] if row[0] == first), None)) != cells
+           and time.monotonic() < deadline):
+        time.sleep(0.1)  # polling the grid's own cells, not waiting on a guess
+    assert shown == cells
+
+
 def title(page):
     return page.get_by_test_id("stMain").locator("h1").first
 
@@ -211,8 +220,7 @@ def test_editing_a_cell_reruns_the_lab_and_a_bad_edit_names_the_row(open_page):
     expect(metric(page, "makespan · B")).to_have_text("16")
     no_exception(page)
     assert grid(editor)["rows"][2] == ["C", "3", "3", "12"]
-    overall = {row[0]: row[1:3] for row in grid(headed(page, "metric"))["rows"]}
-    assert overall["makespan"] == ["19", "16"]
+    row_becomes(headed(page, "metric"), "makespan", ["19", "16"])
     # the share link in the address bar follows the edit
     shared = decode(parse_qs(urlparse(page.url).query)["s"][0])
     assert [(r.name, r.output) for r in shared.trace] == [("A", 5), ("B", 2), ("C", 12)]
@@ -252,6 +260,26 @@ def test_a_share_link_opens_its_scenario_and_a_tampered_one_says_so(open_page):
     expect(page.get_by_test_id("stAlert").filter(has_text="This link could not be opened")).to_be_visible()
     rows_become(trace_editor(page), SEED_CELLS)
     expect(page.get_by_role("spinbutton", name="Token budget per tick")).to_have_value("8")
+    no_exception(page)
+
+
+def test_scheduler_options_open_on_demand_and_folding_keeps_them(open_page):
+    page = open_page("/trace_lab")
+    chunk = page.get_by_role("spinbutton", name="Chunked prefill: tokens a chunk (0 = off)")
+    expect(chunk).to_have_count(0)  # folded options are not drawn
+    options = page.get_by_text("Scheduler options", exact=True)
+    options.nth(1).click()  # policy B's
+    expect(chunk).to_have_count(1)
+    chunk.fill("2")
+    chunk.press("Enter")
+    expect(page.get_by_text("Options changed: chunks of 2")).to_be_visible()
+    expect(chunk).to_have_value("2")  # still open after the edit's rerun
+    options.nth(1).click()  # folded again: the option stays
+    expect(chunk).to_have_count(0)
+    expect(page.get_by_text("Options changed: chunks of 2")).to_be_visible()
+    wait_idle(page)
+    shared = decode(parse_qs(urlparse(page.url).query)["s"][0])
+    assert shared.policy_b.chunk_size == 2 and shared.policy_a.chunk_size is None
     no_exception(page)
 
 
@@ -301,11 +329,11 @@ def test_the_capacity_lab_sweeps_a_real_azure_trace_and_marks_the_knees(open_pag
     no_exception(page)
     # the default policies' budget of 8 was sized to the trace's largest prompt (7,930 tokens)
     expect(page.get_by_text("token budget is now 8,192")).to_be_visible()
+    expect(page.get_by_test_id("stAlert").filter(has_text="changed since")).to_have_count(1)  # the old sweep's
     page.get_by_role("button", name="Run the sweep").click()
-    expect(page.get_by_text("continuous + chunked prefill").first).to_be_visible()
+    expect(page.get_by_test_id("stAlert").filter(has_text="changed since")).to_have_count(0)  # the new one's
     wait_idle(page)
     no_exception(page)
-    expect(page.get_by_test_id("stAlert").filter(has_text="changed since")).to_have_count(0)
     knees = page.get_by_test_id("stMain").locator("li").filter(has_text="90%")
     expect(knees).to_have_count(3)  # one sentence a policy
     charts = page.locator('[data-testid="stPlotlyChart"]')
