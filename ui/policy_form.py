@@ -25,7 +25,7 @@ from .tables import option_summary
 from .text import md_escape
 
 CONTINUOUS_ONLY = ("chunk_size", "mixing", "kv_admission", "spec_tokens", "tenant_quotas", "preemptive_priority")
-STATIC_RESET = {name: getattr(Policy(), name) for name in CONTINUOUS_ONLY}  # static batching has none of them
+STATIC_RESET = {name: getattr(Policy(), name) for name in CONTINUOUS_ONLY}
 
 
 def _text_list(text: str, what: str) -> tuple:
@@ -71,56 +71,60 @@ def policy_form(key: str, label: str, simulated_only: bool = True) -> None:
         if static:
             values.update(STATIC_RESET)
         st.session_state[key] = replace(policy, **values)
-    else:
-        with options:
-            c1, c2 = st.columns(2)
-            with c1:
-                values["order"] = pick("opt_order", "order", ORDERS, help=t("opt_order_help"))
-                if values["order"] == "sjf":
-                    values["sjf_key"] = pick("opt_sjf_key", "sjf_key", SJF_KEYS)
-                if values["order"] == "aging":
-                    values["aging_rate"] = widget(st.number_input, "opt_aging_rate", "aging_rate", min_value=0.0,
-                                                  max_value=1000.0, help=t("opt_aging_rate_help"))
-                values["preemptive_priority"] = widget(st.checkbox, "opt_preemptive_priority", "preemptive_priority",
-                                                       disabled=static, help=t("opt_preemptive_priority_help"))
-                quotas = widget(st.text_input, "opt_tenant_quotas", "tenant_quotas", disabled=static,
-                                help=t("opt_tenant_quotas_help"), max_chars=300)
-                values["timeout"] = int(widget(st.number_input, "opt_timeout", "timeout", min_value=0, max_value=10**9,
-                                               help=t("opt_timeout_help"))) or None
-            with c2:
-                values["chunk_size"] = int(widget(st.number_input, "opt_chunk_size", "chunk_size", min_value=0,
-                                                  max_value=10**7, disabled=static,
-                                                  help=t("opt_chunk_size_help"))) or None
-                values["mixing"] = pick("opt_mixing", "mixing", MIXING, disabled=static, help=t("opt_mixing_help"))
-                values["kv_admission"] = pick("opt_kv_admission", "kv_admission", KV_ADMISSION, disabled=static,
-                                              help=t("opt_kv_admission_help"))
-                if simulated_only:
-                    values["preempt"] = pick("opt_preempt", "preempt", PREEMPT, help=t("opt_preempt_help"))
-                values["victim"] = pick("opt_victim", "victim", VICTIMS)
-                buckets = widget(st.text_input, "opt_graph_buckets", "graph_buckets", help=t("opt_graph_buckets_help"),
-                                 max_chars=200)
-                if simulated_only:  # speculation needs a draft model: the simulator's alone
-                    s1, s2, s3 = st.columns(3)
-                    with s1:
-                        values["spec_tokens"] = int(widget(st.number_input, "opt_spec_tokens", "spec_tokens",
-                                                           min_value=0, max_value=64, disabled=static,
-                                                           help=t("opt_spec_tokens_help")))
-                    with s2:
-                        values["spec_accept"] = widget(st.number_input, "opt_spec_accept", "spec_accept", min_value=0.0,
-                                                       max_value=1.0, step=0.05)
-                    with s3:
-                        values["seed"] = int(widget(st.number_input, "opt_seed", "seed", min_value=0,
-                                                    max_value=2**31 - 1))
-            try:
-                if static:
-                    values.update(STATIC_RESET)
-                else:
-                    values["tenant_quotas"] = _text_list(quotas, "tenant_quotas")
-                values["graph_buckets"] = _text_list(buckets, "buckets")
-                st.session_state[key] = replace(policy, **values)
-            except ConfigError as error:
-                st.error(t("cfg_bad", field=error.field, reason=md_escape(error)))
+        _say_changes(key)
+        return
+    with options:
+        c1, c2 = st.columns(2)
+        with c1:
+            values["order"] = pick("opt_order", "order", ORDERS, help=t("opt_order_help"))
+            if values["order"] == "sjf":
+                values["sjf_key"] = pick("opt_sjf_key", "sjf_key", SJF_KEYS)
+            if values["order"] == "aging":
+                values["aging_rate"] = widget(st.number_input, "opt_aging_rate", "aging_rate", min_value=0.0,
+                                              max_value=1000.0, help=t("opt_aging_rate_help"))
+            values["preemptive_priority"] = widget(st.checkbox, "opt_preemptive_priority", "preemptive_priority",
+                                                   disabled=static, help=t("opt_preemptive_priority_help"))
+            quotas = widget(st.text_input, "opt_tenant_quotas", "tenant_quotas", disabled=static,
+                            help=t("opt_tenant_quotas_help"), max_chars=300)
+            values["timeout"] = int(widget(st.number_input, "opt_timeout", "timeout", min_value=0, max_value=10**9,
+                                           help=t("opt_timeout_help"))) or None
+        with c2:
+            values["chunk_size"] = int(widget(st.number_input, "opt_chunk_size", "chunk_size", min_value=0,
+                                              max_value=10**7, disabled=static, help=t("opt_chunk_size_help"))) or None
+            values["mixing"] = pick("opt_mixing", "mixing", MIXING, disabled=static, help=t("opt_mixing_help"))
+            values["kv_admission"] = pick("opt_kv_admission", "kv_admission", KV_ADMISSION, disabled=static,
+                                          help=t("opt_kv_admission_help"))
+            if simulated_only:
+                values["preempt"] = pick("opt_preempt", "preempt", PREEMPT, help=t("opt_preempt_help"))
+            values["victim"] = pick("opt_victim", "victim", VICTIMS)
+            buckets = widget(st.text_input, "opt_graph_buckets", "graph_buckets", help=t("opt_graph_buckets_help"),
+                             max_chars=200)
+            if simulated_only:  # speculation needs a draft model: the simulator's alone
+                s1, s2, s3 = st.columns(3)
+                with s1:
+                    values["spec_tokens"] = int(widget(st.number_input, "opt_spec_tokens", "spec_tokens",
+                                                       min_value=0, max_value=64, disabled=static,
+                                                       help=t("opt_spec_tokens_help")))
+                with s2:
+                    values["spec_accept"] = widget(st.number_input, "opt_spec_accept", "spec_accept", min_value=0.0,
+                                                   max_value=1.0, step=0.05)
+                with s3:
+                    values["seed"] = int(widget(st.number_input, "opt_seed", "seed", min_value=0,
+                                                max_value=2**31 - 1))
+        try:
+            if static:  # options that belong to continuous batching go back to their defaults
+                values.update(STATIC_RESET)
+            else:
+                values["tenant_quotas"] = _text_list(quotas, "tenant_quotas")
+            values["graph_buckets"] = _text_list(buckets, "buckets")
+            st.session_state[key] = replace(policy, **values)
+        except ConfigError as error:
+            st.error(t("cfg_bad", field=error.field, reason=md_escape(error)))
+    _say_changes(key)
 
+
+def _say_changes(key: str) -> None:
+    """Under the folded options, which of them the policy in session key `key` has changed."""
     if summary := option_summary(st.session_state[key]):
         st.caption(t("opt_changed", summary=summary))
 
