@@ -283,6 +283,37 @@ def test_scheduler_options_open_on_demand_and_folding_keeps_them(open_page):
     no_exception(page)
 
 
+def test_a_preset_puts_its_policies_in_the_forms_drawn_or_folded(open_page):
+    page = open_page("/trace_lab")
+    options = page.get_by_text("Scheduler options", exact=True)
+    options.nth(1).click()  # B's options open before the preset comes
+    chunk = page.get_by_role("spinbutton", name="Chunked prefill: tokens a chunk (0 = off)")
+    expect(chunk).to_have_value("0")
+    page.get_by_test_id("stSelectbox").filter(has_text="Preset").click()
+    page.get_by_role("option", name="One long prompt stalls everyone (chunked prefill)").click()
+    page.get_by_role("button", name="Load preset").click()
+    expect(chunk).to_have_value("16")
+    expect(page.get_by_text("Options changed: chunks of 16")).to_be_visible()
+    policy = page.get_by_test_id("stSelectbox").filter(has_text="Policy A").locator("input")
+    expect(policy).to_have_value("Continuous batching")
+    chunk.fill("8")  # the loaded form edits on as usual
+    chunk.press("Enter")
+    expect(page.get_by_text("Options changed: chunks of 8")).to_be_visible()
+    no_exception(page)
+
+
+def test_opening_one_policys_options_leaves_the_other_policy_as_it_was(open_page):
+    page = open_page("/real_model")
+    page.get_by_test_id("stExpander").filter(has_text="Scheduler options").first.click()  # A's, at once
+    expect(page.get_by_role("spinbutton", name="Timeout (0 = none)")).to_have_count(1)
+    wait_idle(page)
+    policy_b = page.get_by_test_id("stSelectbox").filter(has_text="Policy B").locator("input")
+    expect(policy_b).to_have_value("Continuous batching")
+    page.get_by_role("button", name="Run on the model ▶").click()
+    expect(page.get_by_text("B · Continuous batching").first).to_be_attached()
+    no_exception(page)
+
+
 def test_the_trace_downloads_as_csv(open_page):
     page = open_page("/trace_lab")
     with page.expect_download() as download:

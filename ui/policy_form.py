@@ -48,12 +48,13 @@ def policy_form(key: str, label: str, simulated_only: bool = True) -> None:
     prefix = f"{lab_state.WIDGET}{key}_"
 
     def widget(make, label, field, **kwargs):
-        """`make` for option `field`, starting from the policy's value unless its state was set."""
-        if prefix + field not in st.session_state:
-            if "options" in kwargs:
-                kwargs["index"] = list(kwargs["options"]).index(shown[field])
-            else:
-                kwargs["value"] = shown[field]
+        """`make` for option `field`. Its default is always the stored policy's value, which equals the widget's
+        own value once it ran: a widget the page draws anew (after a quick rerun, say) shows that, not the
+        first option. A scenario that sets the widgets' state (lab_state.set_config) still wins."""
+        if "options" in kwargs:
+            kwargs["index"] = list(kwargs["options"]).index(shown[field])
+        else:
+            kwargs["value"] = shown[field]
         return make(t(label), key=prefix + field, **kwargs)
 
     def pick(label, field, options, **kwargs):
