@@ -310,6 +310,7 @@ def test_opening_one_policys_options_leaves_the_other_policy_as_it_was(open_page
     policy_b = page.get_by_test_id("stSelectbox").filter(has_text="Policy B").locator("input")
     expect(policy_b).to_have_value("Continuous batching")
     page.get_by_role("button", name="Run on the model ▶").click()
+    expect(page.get_by_text("The simulator's prediction")).to_be_visible(timeout=120_000)
     expect(page.get_by_text("B · Continuous batching").first).to_be_attached()
     no_exception(page)
 
