@@ -103,8 +103,7 @@ def run(model: GPT, trace: Trace, prompts: list[bytes], config: Config, policy: 
     param = next(model.parameters())
     device, dtype = param.device, param.dtype
     config = engine_config(config, model)
-    scheduler = make_scheduler(policy, trace, config)
-    scheduler.plain = False  # the real engine plans one iteration at a time, on the general path
+    scheduler = make_scheduler(policy, trace, config, quick=False)  # one iteration at a time, the general path
     schedule = scheduler.schedule
     schedule.unit = "ms"
     cache = PagedKVCache(model.config, scheduler.kv, device, dtype)

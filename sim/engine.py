@@ -19,8 +19,10 @@ def simulate(trace: Trace, config: Config, policy: Policy | str) -> Schedule:
     return run(make_scheduler(policy, trace, config))
 
 
-def run(scheduler: Scheduler) -> Schedule:
-    """Drive a scheduler to the end of its trace under its config's cost model."""
+def run(scheduler: Scheduler, max_repeat: int = NEVER) -> Schedule:
+    """Drive a scheduler to the end of its trace under its config's cost model. A plan may merge up to
+    `max_repeat` identical iterations into one event; with 1 it plans every iteration on its own (tests hold
+    the merged run to that one)."""
     plan, commit, cost = scheduler.plan, scheduler.commit, scheduler.config.cost
     ticks = cost.kind == "ticks"
     now = 0
@@ -28,7 +30,7 @@ def run(scheduler: Scheduler) -> Schedule:
     # must end in an error, never a hang.
     idle, idle_limit = 0, 1000 + scheduler.config.swap_cost * (len(scheduler.requests) + 1)
     while scheduler.remaining:
-        iteration = plan(now, NEVER)
+        iteration = plan(now, max_repeat)
         if iteration is None:
             upcoming = scheduler.next_event()
             if upcoming is None:

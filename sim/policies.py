@@ -20,11 +20,12 @@ class Continuous(Scheduler):
     that emits its last token leaves the batch after the iteration. Prefill-first mixing does an iteration's
     prefills without any decodes."""
 
-    def __init__(self, trace: Trace, config: Config, policy: Policy):
+    def __init__(self, trace: Trace, config: Config, policy: Policy, quick: bool = True):
         super().__init__(trace, config, policy)
         # The seed's loop with none of the options on takes a quicker path through the same steps (one plan
-        # and one commit per event with nothing to check); tests hold the two paths to the same schedules.
-        self.plain = (policy == Policy(batching="continuous") and not self.cancels and self.kv is None
+        # and one commit per event with nothing to check), unless `quick` is off; tests hold the two paths to
+        # the same schedules.
+        self.plain = (quick and policy == Policy(batching="continuous") and not self.cancels and self.kv is None
                       and config.cost.kind == "ticks")
         if self.plain:  # plan and commit go straight to the quick paths (no check per call)
             self.plan, self.commit = self._plan_plain, self._commit_plain
@@ -74,9 +75,10 @@ class Continuous(Scheduler):
                 it.graph_padding = self.graph_padding(it.decode)
         if self.reads_context:
             it.context_read = self._context_read(it)
-        if it.prefill or it.finishing or it.stalled or self.rng or max_repeat == 1:
-            return it
-        it.repeat = self._steady(now, it, budget, max_repeat)
+        if it.prefill or it.finishing or it.stalled or self.rng or max_repeat == 1 or hold:
+            return it  # (after a hold, the next iteration may admit again: it is not the same)
+        # An arrival could come in with the budget the decodes leave, or with all of it where prefills go first.
+        it.repeat = self._steady(now, it, self.config.token_budget if self.prefill_first else budget, max_repeat)
         return it
 
     def _plan_plain(self, now: float, max_repeat: int = 1) -> Iteration | None:
@@ -483,10 +485,11 @@ class Static(Scheduler):
         self.batch = []
 
 
-POLICY_CLASSES = {"static": Static, "continuous": Continuous}
-
-
-def make_scheduler(policy: Policy | str, trace: Trace, config: Config) -> Scheduler:
+def make_scheduler(policy: Policy | str, trace: Trace, config: Config, quick: bool = True) -> Scheduler:
+    """The scheduler of `policy`. `quick=False` keeps continuous batching off the seed loop's quick path, on
+    the general one every option takes."""
     policy = Policy(batching=policy) if isinstance(policy, str) else policy
-    return POLICY_CLASSES[policy.batching](trace, config, policy)
+    if policy.batching == "static":
+        return Static(trace, config, policy)
+    return Continuous(trace, config, policy, quick=quick)
 

@@ -1,7 +1,7 @@
 """Invariants of every schedule, on random traces and budgets (hypothesis)."""
 from dataclasses import replace
 
-from hypothesis import example, given, settings
+from hypothesis import event, example, given, settings
 from hypothesis import strategies as st
 
 from sim.config import ORDERS, POLICIES, PREEMPT, Config, Policy
@@ -65,14 +65,24 @@ def test_same_input_same_schedule(scenario):
 @settings(max_examples=150, deadline=None)
 @given(scenarios())
 def test_the_quick_path_and_the_general_path_agree(scenario):
-    """The seed's loop has a quick path through the same steps; forced down the general path (the one every
-    option takes), the same trace gives the same schedule."""
-    trace, config, policy = scenario
-    quick = make_scheduler(policy, trace, config)
-    general = make_scheduler(policy, trace, config)
-    general.plain = False
+    """The seed's loop has a quick path through the same steps; kept off it (the general path every option
+    takes), the same trace gives the same schedule, merged ticks and one tick at a time alike."""
+    trace, config, _ = scenario
+    quick = make_scheduler("continuous", trace, config)
+    general = make_scheduler("continuous", trace, config, quick=False)
+    assert (quick.plan.__name__, general.plan.__name__) == ("_plan_plain", "plan")  # two paths, not one twice
     a, b = run(quick), run(general)
     assert run_json(a, compute(a)) == run_json(b, compute(b))
+    c = run(make_scheduler("continuous", trace, config, quick=False), max_repeat=1)
+    assert run_json(a, compute(a)) == run_json(c, compute(c))
+
+
+def test_the_quick_path_is_bound_only_where_it_applies():
+    """The comparison above is worth something only if the two schedulers really take different paths."""
+    trace, config = make_trace(("A", 0, 2, 3)), Config(8)
+    assert make_scheduler("continuous", trace, config).plan.__name__ == "_plan_plain"
+    assert make_scheduler("continuous", trace, config, quick=False).plan.__name__ == "plan"
+    assert make_scheduler(Policy(chunk_size=2), trace, config).plan.__name__ == "plan"
 
 
 @st.composite
@@ -159,6 +169,29 @@ def test_invariants_with_every_option(scenario):
 
 
 @settings(max_examples=200, deadline=None)
+@given(option_scenarios())
+# Found by this test. A merged run held admission for every tick of an iteration that had just preempted
+# (one tick at a time, the next tick admits again) ...
+@example((_rows(*((f"r{i}", 0, 1, 1) for i in range(4)), ("r4", 0, 4, 5), ("r5", 0, 1, 3),
+                *((f"r{i}", 0, 1, 1) for i in range(6, 20))),
+          Config(5, kv_blocks=4, block_size=3, swap_cost=0), Policy(order="fcfs-skip", kv_admission="overcommit")))
+# ... and, with prefill-first mixing, judged an arrival against the budget the decodes leave, not the whole.
+@example((_rows(("r0", 0, 1, 1), ("r1", 0, 1, 1), ("r2", 2, 1, 4), *((f"r{i}", 2, 1, 1) for i in range(3, 6)),
+                ("r6", 5, 4, 1), *((f"r{i}", 6, 1, 1) for i in range(7, 15))),
+          Config(4), Policy(mixing="prefill-first")))
+# Stops seen at one time are listed in trace order, however late a merged plan sees them.
+@example((_rows(("r0", 0, 1, 1), ("r1", 11, 1, 1), ("r2", 11, 2, 4), ("r3", 12, 1, 4),
+                *((f"r{i}", 12, 1, 1) for i in range(4, 9))), Config(2), Policy("static", timeout=8)))
+def test_merged_ticks_equal_one_tick_at_a_time_with_every_option(scenario):
+    """Merging a run of identical iterations into one event is an optimisation only: the same scheduler,
+    planning every iteration on its own, gives the same schedule."""
+    trace, config, policy = scenario
+    merged = simulate(trace, config, policy)
+    single = run(make_scheduler(policy, trace, config, quick=False), max_repeat=1)
+    assert run_json(merged, compute(merged)) == run_json(single, compute(single))
+
+
+@settings(max_examples=200, deadline=None)
 @given(st.dictionaries(st.integers(0, 50) | st.floats(0, 50, allow_nan=False), st.integers(0, 20), max_size=12))
 def test_weighted_percentiles_equal_the_listed_ones(counts):
     from sim.metrics import percentiles, weighted_percentiles
@@ -178,8 +211,10 @@ def test_emitted_ranges_list_the_same_ticks_and_gaps(scenario, preempting):
     trace, config, policy = scenario
     if preempting:  # a paged cache small enough to preempt: requests then emit in several pieces
         config = Config(config.token_budget, config.max_seqs, config.first_token, kv_blocks=6, block_size=4)
-        policy = Policy(preempt="recompute")
+        policy = Policy(kv_admission="overcommit", preempt="recompute")  # reserving blocks never preempts
     schedule = simulate(trace, config, policy)
+    if preempting:
+        event("preempted" if any(r.preemptions for r in schedule.requests) else "not preempted")
     assert [list(times) for times in schedule.emitted(compact=True)] == schedule.emitted()
     for times, request in zip(schedule.emitted(), schedule.requests):
         listed = list(times)
