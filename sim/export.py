@@ -11,18 +11,20 @@ from .trace import csv_table
 
 
 def _number(value: float) -> float:
-    """Integral floats as ints, so tick figures read 5, not 5.0; others rounded for stable output."""
-    if isinstance(value, float):
-        return int(value) if value.is_integer() else round(value, 6)
+    """Integral floats as ints, so tick figures read 5, not 5.0; others at full precision (only what is
+    displayed is rounded)."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
     return value
 
 
 def step_events(schedule: Schedule) -> list[dict[str, list[int]]]:
     """Per step, the requests each kind of event (preempt, swap_out, swap_in, cancel, reject) touched at
-    its start or during it."""
+    its start or during it, in time order, then trace order (events of one time may be recorded in either
+    order: a plan that merges ticks sees a stop later than one planning every tick)."""
     starts = [s.start for s in schedule.steps]
     out: list[dict[str, list[int]]] = [{} for _ in starts]
-    for time, kind, index in schedule.events:
+    for time, index, kind in sorted((time, index, kind) for time, kind, index in schedule.events):
         step = max(0, bisect_right(starts, time) - 1)
         if out:
             out[step].setdefault(kind, []).append(index)
@@ -88,7 +90,7 @@ def run_json(schedule: Schedule, metrics: Metrics, emitted: list[Sequence[float]
 
 def table(headers: list[str], rows: list[list[object]]) -> str:
     """A plain text table with right-aligned columns."""
-    cells = [[str(_number(c)) for c in row] for row in [headers, *rows]]
+    cells = [[str(_number(round(c, 6) if isinstance(c, float) else c)) for c in row] for row in [headers, *rows]]
     widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
     lines = ["  ".join(c.rjust(w) for c, w in zip(row, widths)) for row in cells]
     lines.insert(1, "  ".join("-" * w for w in widths))
