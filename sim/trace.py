@@ -38,6 +38,7 @@ _INVALID = "holds an invalid character"
 # English text of each problem code; the UI translates the same codes.
 MESSAGES = {
     "empty": "is empty",
+    "no_prompt": "is empty, and so is the text that could stand in for it",
     "not_integer": "must be a whole number, got {value}",
     "below_min": "must be at least {min}, got {value}",
     "above_max": "must be at most {max}, got {value}",
@@ -185,7 +186,9 @@ def validate(rows: Iterable[Mapping[str, object]], columns: Iterable[str] | None
     if columns is None and not rows:
         raise TraceError([Problem("no_rows")])
     header = list(columns) if columns is not None else sorted({k for r in rows for k in r})
-    missing = [c for c in REQUIRED if c not in header]
+    # A `text` column stands in for `prompt`: a row with text and no prompt counts its UTF-8 bytes (the real
+    # model's tokenizer is byte-level).
+    missing = [c for c in REQUIRED if c not in header and not (c == "prompt" and "text" in header)]
     if missing:
         raise TraceError([Problem("missing_column", column=c) for c in missing])
     if not rows:
@@ -208,9 +211,16 @@ def validate(rows: Iterable[Mapping[str, object]], columns: Iterable[str] | None
             first_row[name] = number
         cell = (problems, row, number, name)
         arrival = _bounded(*cell, "arrival", 0, MAX_TICK)
-        prompt = _bounded(*cell, "prompt", 1, MAX_TOKENS)
+        text = _text(row.get("text")) or None
+        if _integer(row.get("prompt")) != "empty" or "text" not in header:
+            prompt = _bounded(*cell, "prompt", 1, MAX_TOKENS)
+        elif text is None:
+            problems.append(Problem("no_prompt", number, name, "prompt"))
+            prompt = None
+        else:
+            prompt = len(text.encode("utf-8", errors="replace"))
         output = _bounded(*cell, "output", 1, MAX_TOKENS)
-        priority = deadline = cancel_at = tenant = text = None
+        priority = deadline = cancel_at = tenant = None
         if any(c in row for c in OPTIONAL):
             priority = _bounded(*cell, "priority", -MAX_TICK, MAX_TICK, optional=True)
             deadline = _bounded(*cell, "deadline", 0, MAX_TICK, optional=True)
@@ -218,7 +228,7 @@ def validate(rows: Iterable[Mapping[str, object]], columns: Iterable[str] | None
             for column, value in (("deadline", deadline), ("cancel_at", cancel_at)):
                 if value is not None and arrival is not None and value < arrival:
                     problems.append(Problem("before_arrival", number, name, column, {"arrival": arrival}))
-            tenant, text = _text(row.get("tenant")), _text(row.get("text")) or None
+            tenant = _text(row.get("tenant"))
             for column, value, limit in (("tenant", tenant, MAX_NAME), ("text", text or "", MAX_TEXT)):
                 if len(value) > limit:
                     problems.append(Problem("too_long", number, name, column, {"max": limit}))

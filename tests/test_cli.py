@@ -48,6 +48,39 @@ def test_run_json_has_every_field(tmp_path):
         assert step["prefill_tokens"] + step["decode_tokens"] + step["padding_tokens"] <= 8
 
 
+def test_run_json_keeps_full_precision(tmp_path):
+    """--json rounds nothing: every figure is the metric itself (only the text tables round)."""
+    from sim.config import Config, CostModel
+    from sim.engine import simulate
+    from sim.metrics import compute
+    from sim.trace import read_csv
+
+    path = write(tmp_path, "name,arrival,prompt,output\nA,0,4,5\nB,0,2,2\nC,3,3,4\n")
+    out = cli("run", "--trace", path, "--policy", "continuous", "--token-budget", "8", "--cost-model", "linear",
+              "--json")
+    assert out.returncode == 0, out.stderr
+    run = json.loads(out.stdout)
+    m = compute(simulate(read_csv(Path(path).read_text()), Config(8, cost=CostModel("linear")), "continuous"))
+    assert run["throughput"] == m.throughput and run["makespan"] == m.makespan
+    assert run["utilization"] == m.utilization and run["request_throughput"] == m.request_throughput
+    assert [r["tpot"] for r in run["requests"]] == [r.tpot for r in m.requests]
+    assert run["percentiles"]["ttft"] == {f"p{q}": v for q, v in m.percentiles["ttft"].items()}
+    assert round(run["throughput"], 6) != run["throughput"]  # a figure that six decimals would have cut
+
+
+def test_a_text_column_stands_in_for_the_prompt(tmp_path):
+    """A trace may give each prompt as text: its length is its UTF-8 byte count (the real model's tokens)."""
+    path = write(tmp_path, 'name,arrival,output,text\nA,0,3,"def f(x):"\nB,1,2,héllo\n')
+    out = cli("run", "--trace", path, "--token-budget", "16", "--json")
+    assert out.returncode == 0, out.stderr
+    assert [(r["name"], r["prompt"]) for r in json.loads(out.stdout)["requests"]] == [("A", 9), ("B", 6)]
+    bad = cli("run", "--trace", write(tmp_path, "name,arrival,output,text\nA,0,3,\n", "bad.csv"),
+              "--token-budget", "16")
+    assert bad.returncode == 2
+    assert bad.stderr.strip() == ("error: row 1, request 'A', column 'prompt': is empty, and so is the text "
+                                  "that could stand in for it")
+
+
 def test_run_reads_an_azure_file_with_options(tmp_path):
     azure = ("TIMESTAMP,ContextTokens,GeneratedTokens\r\n2023-11-16 18:15:46.6805900,374,44\r\n"
              "2023-11-16 18:15:50.9951690,396,109\r\n2023-11-16 18:15:51.2224670,0,55")

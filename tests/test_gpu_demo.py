@@ -84,6 +84,10 @@ def test_float32_divergence_is_reported_not_hidden():
     mismatched = [i for i, (a, b) in enumerate(zip(result.outputs, reference)) if a != b]
     print(f"float32: {len(mismatched)} of {len(PROMPTS)} requests differ from generating alone: {mismatched}")
     assert [len(o) for o in result.outputs] == OUTPUTS
+    # Batched float32 sums in another order than one request alone, so a near-tie may flip a later token; the
+    # first tokens agree, and most requests agree throughout (all of them on the development machine).
+    assert [o[:1] for o in result.outputs] == [r[:1] for r in reference]
+    assert len(mismatched) <= 1
 
 
 def test_one_forward_pass_an_iteration(model64, monkeypatch):
@@ -119,6 +123,17 @@ def test_missing_weights_is_a_clear_error(monkeypatch, tmp_path):
     monkeypatch.setattr(loading, "WEIGHTS", tmp_path / "missing.pt")
     with pytest.raises(ConfigError, match="missing"):
         loading.load_model("cpu")
+
+
+def test_cli_run_with_a_text_column_instead_of_prompt(tmp_path):
+    path = tmp_path / "text.csv"
+    path.write_text('name,arrival,output,text\na,0,4,"def f(x):"\nb,1,3,"for i in"\n')
+    out = subprocess.run([sys.executable, "-m", "gpu_demo", "run", "--trace", str(path), "--token-budget", "64",
+                          "--json"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    requests = json.loads(out.stdout)["requests"]
+    assert [(r["name"], r["prompt"]) for r in requests] == [("a", 9), ("b", 8)]
+    assert [len(r["output_text"].encode()) for r in requests] == [4, 3]  # one byte a token
 
 
 def test_cli_run_json(tmp_path):

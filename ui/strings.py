@@ -550,7 +550,7 @@ STRINGS = {
     "rm_prompt_seed": {"en": "Prompt seed", "zh": "prompt 种子"},
     "rm_prompt_seed_help": {"en": "Prompts are a `text` column, or pieces of real Python source of each request's prompt length drawn with this seed.",
                             "zh": "prompt 取自 `text` 列，或用该种子从真实 Python 源码中截取与请求 prompt 长度相同的片段。"},
-    "rm_prompt_text": {"en": "prompt", "zh": "prompt 文本"},
+    "rm_prompt_text": {"en": "prompt text", "zh": "prompt 文本"},
     "rm_bad_trace": {"en": "The lab's trace cannot run here:", "zh": "实验室的 trace 无法在这里运行："},
     "rm_too_many": {"en": "The lab's trace has {n} requests; a run on the shared model takes at most {limit} (other users wait while it runs). Serve larger traces with `python -m gpu_demo run`.",
                     "zh": "实验室的 trace 有 {n} 个请求；共享模型上的一次运行最多 {limit} 个（运行期间其他用户需要等待）。更大的 trace 请用 `python -m gpu_demo run`。"},
@@ -578,6 +578,8 @@ STRINGS = {
 
     # Input problems (the codes of sim.trace.MESSAGES)
     "prob_empty": {"en": "is empty", "zh": "为空"},
+    "prob_no_prompt": {"en": "is empty, and so is the text that could stand in for it",
+                       "zh": "为空，可以代替它的 text 也为空"},
     "prob_not_integer": {"en": "must be a whole number, got {value}", "zh": "必须是整数，实际为 {value}"},
     "prob_below_min": {"en": "must be at least {min}, got {value}", "zh": "不能小于 {min}，实际为 {value}"},
     "prob_above_max": {"en": "must be at most {max}, got {value}", "zh": "不能大于 {max}，实际为 {value}"},
