@@ -47,15 +47,12 @@ with upload:
 show_source_error()
 
 base = st.session_state[lab_state.BASE]
-number = {"min_value": 0, "step": 1, "required": True}
+# No limits in the editor itself: it would clamp or drop a bad value without a word. Whatever is typed
+# stays in the table and reaches the same validation as an upload, which names its row, column and reason.
 edited = st.data_editor(
     base, key=lab_state.EDITOR, num_rows="dynamic", width="stretch", height=min(420, 38 + 35 * (len(base) + 1)),
-    column_config={
-        "name": st.column_config.TextColumn(t("col_name"), help=t("help_name"), required=True, max_chars=100),
-        "arrival": st.column_config.NumberColumn(t("col_arrival"), help=t("help_arrival"), **number),
-        "prompt": st.column_config.NumberColumn(t("col_prompt"), help=t("help_prompt"), **number | {"min_value": 1}),
-        "output": st.column_config.NumberColumn(t("col_output"), help=t("help_output"), **number | {"min_value": 1}),
-    })
+    column_config={column: (st.column_config.TextColumn if column == "name" else st.column_config.NumberColumn)(
+        t(f"col_{column}"), help=t(f"help_{column}")) for column in ("name", "arrival", "prompt", "output")})
 st.session_state[lab_state.CURRENT] = edited
 
 trace, problems = None, ()
@@ -76,9 +73,8 @@ if trace is not None:
     d1.download_button(t("dl_trace_csv"), write_csv(trace), "trace.csv", "text/csv", key="dl_trace_csv")
     d2.download_button(t("dl_trace_json"), write_json(trace), "trace.json", "application/json", key="dl_trace_json")
 else:  # what was typed, problems and all, so nothing is lost
-    typed = edited.astype(object).where(edited.notna(), None).values.tolist()
-    d1.download_button(t("dl_typed_csv"), csv_table(list(edited.columns), typed), "trace-draft.csv", "text/csv",
-                       key="dl_typed_csv")
+    d1.download_button(t("dl_typed_csv"), csv_table(list(edited.columns), lab_state.typed(edited)),
+                       "trace-draft.csv", "text/csv", key="dl_typed_csv")
 d3.caption(t("lab_count", n=len(edited)))
 
 st.header(t("lab_budgets"), divider="gray")

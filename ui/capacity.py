@@ -23,6 +23,7 @@ MAX_WORK = 3_000_000  # requests simulated in one sweep (points x policies x req
 CACHED = 32  # sweeps kept for every user
 COLUMNS = ("label", "batching", "order", "token_budget", "max_seqs", "chunk_size", "kv_blocks", "kv_admission",
            "preempt")
+NUMBERS = ("token_budget", "max_seqs", "chunk_size", "kv_blocks")
 
 
 def default_policies(budget: int = 8) -> pd.DataFrame:
@@ -30,7 +31,8 @@ def default_policies(budget: int = 8) -> pd.DataFrame:
             ("continuous", "continuous", "fcfs-skip", budget, 0, 0, 0, "reserve", "recompute"),
             ("continuous + chunked prefill", "continuous", "fcfs-skip", budget, 0, max(1, budget // 2), 0, "reserve",
              "recompute")]
-    return pd.DataFrame(rows, columns=list(COLUMNS))
+    # Numbers as floats: the editor then keeps a typed 2.5 for `entries` to name (a whole-number column rounds it).
+    return pd.DataFrame(rows, columns=list(COLUMNS)).astype({c: "float64" for c in NUMBERS})
 
 
 def fitting_budget(trace: Trace) -> int:
@@ -55,24 +57,27 @@ def adopt(trace: Trace, key: str, policies_key: str, now_key: str, editor_key: s
 
 
 def policies_editor(key: str, table: pd.DataFrame) -> pd.DataFrame:
-    number = {"min_value": 0, "step": 1}
+    """The policies table. Its number columns have no limits: the editor would clamp or drop a bad value
+    without a word; `entries` names it instead."""
     choices = {"batching": POLICIES, "order": ORDERS, "kv_admission": KV_ADMISSION, "preempt": PREEMPT}
-    config = {"label": st.column_config.TextColumn(t("sw_col_label"), required=True, max_chars=60),
-              "token_budget": st.column_config.NumberColumn(t("cfg_budget"), **number | {"min_value": 1},
-                                                            required=True),
-              "max_seqs": st.column_config.NumberColumn(t("sw_col_max_seqs"), **number),
-              "chunk_size": st.column_config.NumberColumn(t("sw_col_chunk"), **number),
-              "kv_blocks": st.column_config.NumberColumn(t("sw_col_kv_blocks"), **number)}
+    config = {"label": st.column_config.TextColumn(t("sw_col_label"), max_chars=60),
+              "token_budget": st.column_config.NumberColumn(t("cfg_budget")),
+              "max_seqs": st.column_config.NumberColumn(t("sw_col_max_seqs")),
+              "chunk_size": st.column_config.NumberColumn(t("sw_col_chunk")),
+              "kv_blocks": st.column_config.NumberColumn(t("sw_col_kv_blocks"))}
     for column, options in choices.items():
         config[column] = st.column_config.SelectboxColumn(t(f"sw_col_{column}"), options=options, required=True)
     return st.data_editor(table, key=key, num_rows="dynamic", hide_index=True, width="stretch",
                           column_config=config)
 
 
-def _whole(row: dict, column: str) -> int | None:
-    """A whole number cell; empty or 0 is None (no limit, off)."""
+def _whole(row: dict, column: str) -> int | float | None:
+    """A number cell: empty or 0 is None (no limit, off); a whole number an int; anything else as typed, for
+    Config to refuse by name."""
     value = row.get(column)
-    return None if value is None or pd.isna(value) else int(value) or None
+    if value is None or pd.isna(value) or value == 0:
+        return None
+    return int(value) if float(value).is_integer() else value
 
 
 def entries(table: pd.DataFrame, first_token: str, slo: SLO) -> tuple[list[Entry], list[str]]:
@@ -82,7 +87,7 @@ def entries(table: pd.DataFrame, first_token: str, slo: SLO) -> tuple[list[Entry
     if not 1 <= len(rows) <= MAX_POLICIES:
         problems.append(t("sw_policy_count", most=MAX_POLICIES))
     for number, row in enumerate(rows, start=1):
-        label = str(row.get("label") or "").strip()
+        label = "" if pd.isna(row.get("label")) else str(row["label"]).strip()  # a cleared cell is NaN
         if not label or label in seen:
             problems.append(t("sw_policy_label", row=number))
             continue

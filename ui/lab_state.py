@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from sim.config import SLO, Config, CostModel, Policy
-from sim.trace import REQUIRED, SEED_CSV, Trace, read_csv
+from sim.trace import REQUIRED, SEED_CSV, TEXT_COLUMNS, Trace, read_csv
 
 BASE = "lab_trace"  # the table the editor starts from
 CURRENT = "lab_current"  # the table as edited: what runs
@@ -22,9 +22,18 @@ SETTINGS = {"lab_budget": 8, "lab_max_seqs": 0, "lab_first_token": "decode", "la
 
 
 def frame(trace: Trace) -> pd.DataFrame:
-    """The editor's table of a trace: the required columns and any optional column it uses."""
+    """The editor's table of a trace: the required columns and any optional column it uses. Numbers are kept
+    as floats, so that the editor keeps what is typed (a whole-number column would round 2.5 without a word)
+    and validation can name it."""
     rows = trace.rows()
-    return pd.DataFrame(rows, columns=list(rows[0]) if rows else list(REQUIRED))
+    table = pd.DataFrame(rows, columns=list(rows[0]) if rows else list(REQUIRED))
+    return table.astype({c: "float64" for c in table.columns if c not in TEXT_COLUMNS})
+
+
+def typed(table: pd.DataFrame) -> list[list[object]]:
+    """The editor's cells as typed, for a download: empty cells empty, whole numbers without a '.0'."""
+    return [[None if pd.isna(cell) else int(cell) if isinstance(cell, float) and cell.is_integer() else cell
+             for cell in row] for row in table.astype(object).values.tolist()]
 
 
 def init() -> None:
