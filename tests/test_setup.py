@@ -1,0 +1,102 @@
+"""The README's two commands: the first installs what the app imports (requirements.txt) and nothing for the
+tests; the second adds what the tests import (requirements-dev.txt); CI runs the README's test command."""
+import ast
+import re
+import sys
+from importlib.metadata import PackageNotFoundError, packages_distributions, requires
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+APP = [ROOT / "app.py", *(path for folder in ("pages", "ui", "sim", "gpu_demo")
+                         for path in (ROOT / folder).rglob("*.py"))]
+TESTS = [*(ROOT / "tests").glob("*.py"), *(ROOT / "bench").glob("*.py")]
+LOCAL = {"app", "pages", "ui", "sim", "gpu_demo", "tests", "bench", "common"}
+TEST_TOOLS = {"pytest", "hypothesis", "playwright", "ruff"}
+
+
+def requirement_names(path: Path) -> set[str]:
+    """The distributions a requirements file asks for, following `-r` includes."""
+    names = set()
+    for line in path.read_text().splitlines():
+        line = line.split("#")[0].strip()
+        if line.startswith("-r"):
+            names |= requirement_names(path.parent / line[2:].strip())
+        elif line:
+            names.add(canonical(re.split(r"[<>=!~;\[ ]", line)[0]))
+    return names
+
+
+def canonical(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def installed_closure(names: set[str]) -> set[str]:
+    """These distributions and everything they require (unconditionally), as installed here."""
+    seen, todo = set(), list(names)
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        try:
+            needs = requires(name) or []
+        except PackageNotFoundError:
+            continue
+        todo += [canonical(re.split(r"[<>=!~;\[ (]", need)[0]) for need in needs if "extra ==" not in need]
+    return seen
+
+
+def third_party_imports(paths: list[Path]) -> dict[str, str]:
+    """Top-level modules imported by these files that are neither the standard library's nor the project's,
+    each with one place that imports it."""
+    found = {}
+    for path in paths:
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.Import):
+                modules = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and not node.level:
+                modules = [node.module or ""]
+            else:
+                continue
+            for module in modules:
+                top = module.split(".")[0]
+                if top and top not in sys.stdlib_module_names and top not in LOCAL:
+                    found.setdefault(top, f"{path.relative_to(ROOT)}:{node.lineno}")
+    return found
+
+
+def distributions_of(module: str) -> set[str]:
+    return {canonical(name) for name in packages_distributions().get(module, [])}
+
+
+def test_the_app_requirements_hold_no_test_tools():
+    assert not requirement_names(ROOT / "requirements.txt") & TEST_TOOLS
+
+
+@pytest.mark.parametrize(("paths", "requirements", "seen"),
+                         [(APP, "requirements.txt", {"streamlit", "torch"}),
+                          (TESTS, "requirements-dev.txt", {"pytest", "playwright"})], ids=["app", "tests"])
+def test_every_import_is_installed_by_its_requirements_file(paths, requirements, seen):
+    provided = installed_closure(requirement_names(ROOT / requirements))
+    imports = third_party_imports(paths)
+    assert seen <= set(imports)  # the scan found the imports it is meant to check
+    missing = {module: where for module, where in imports.items() if not distributions_of(module) & provided}
+    assert missing == {}, f"imported but not installed by {requirements}: {missing}"
+
+
+def test_the_app_does_not_import_the_test_tools():
+    assert not set(third_party_imports(APP)) & TEST_TOOLS
+
+
+def test_the_readme_commands_install_each_kind_and_ci_runs_the_test_command():
+    readme = (ROOT / "README.md").read_text()
+    blocks = re.findall(r"```\n(.*?)\n```", readme, re.S)
+    start, test = blocks[0], readme.split("<!-- test command -->", 1)[1].split("```\n", 2)[1].strip()
+    assert "pip install -r requirements.txt" in start and "streamlit run app.py" in start
+    assert "requirements-dev.txt" not in start
+    assert "pip install -r requirements-dev.txt" in test and "-m pytest" in test
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert "-r requirements.txt" in ci and "requirements-dev.txt" not in ci  # the test command brings its tools
+    assert "<!-- test command -->" in ci and 'eval "$test_command"' in ci
