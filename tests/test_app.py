@@ -1,5 +1,6 @@
 """AppTest of every page: default render, editing the lab's trace, bad input, language, share links."""
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -71,8 +72,10 @@ def test_worked_example_steps_back_and_forth():
     at.button(key="ex_back").click().run()
     assert at.slider[0].value == 10
     at.slider[0].set_value(3).run()
-    gantt = figure(at, 1)  # continuous Gantt: nothing drawn from tick 3 on
-    assert all(base < 3 for trace in gantt["data"] if trace["type"] == "bar" for base in trace.get("base", []))
+    gantt = next(f for f in map(lambda i: figure(at, i), range(len(at.get("plotly_chart"))))
+                 if f["layout"]["title"]["text"] == "Continuous batching")
+    bars = [(b, x) for trace in gantt["data"] if trace["type"] == "bar" for b, x in zip(trace["base"], trace["x"])]
+    assert bars and all(b + x <= 3 for b, x in bars)  # nothing drawn from tick 3 on
     at.button(key="ex_forward").click().run()
     assert at.slider[0].value == 4
 
@@ -128,6 +131,20 @@ def test_lab_bad_edit_names_the_row_and_keeps_the_typing():
                                         [4, "D", "arrival", "is empty"]]
     assert list(at.session_state["lab_current"]["name"]) == ["A", "B", "A", "D"]  # nothing typed is lost
     assert any(b.label == "Download what is typed (CSV)" for b in at.get("download_button"))
+
+
+def test_lab_typed_values_are_kept_as_typed_and_validated_like_an_upload():
+    at = open_page("pages/trace_lab.py")
+    at.session_state["trace"] = {"edited_rows": {0: {"name": None, "arrival": 2.5}, 1: {"output": 0}},
+                                 "added_rows": [], "deleted_rows": []}
+    at.run()
+    assert not at.exception
+    problems = next(d.value for d in at.dataframe if "problem" in d.value.columns)
+    assert problems.values.tolist() == [[1, "", "request", "is empty"],
+                                        [1, "", "arrival", "must be a whole number, got 2.5"],
+                                        [2, "B", "output", "must be at least 1, got 0"]]
+    typed = at.session_state["lab_current"]
+    assert list(typed["arrival"]) == [2.5, 0, 3] and list(typed["output"]) == [5, 0, 4]
 
 
 def test_lab_prompt_over_budget_is_named():
@@ -209,10 +226,11 @@ def test_html_in_a_request_name_stays_text():
     at.session_state["trace"] = {"edited_rows": {0: {"name": "<img src=x onerror=alert(1)>"}}, "added_rows": [],
                                  "deleted_rows": []}
     at.run()
+    at.number_input(key="w_lab_kv_blocks").set_value(2).run()  # too few blocks for A: a warning names it
     assert not at.exception
-    for element in at.markdown:
-        assert "<img" not in element.value  # names in narration and summaries are escaped
-        assert not getattr(element.proto, "allow_html", False)
+    named = [w.value for w in at.warning if "rejected" in w.value]
+    assert named and all("\\<img" in text and not re.search(r"(?<!\\)<", text) for text in named)  # escaped
+    assert not any(getattr(element.proto, "allow_html", False) for element in (*at.markdown, *at.warning))
     for i in range(len(at.get("plotly_chart"))):  # Plotly reads a little HTML in labels: escaped there too
         spec = at.get("plotly_chart")[i].proto.spec
         assert "<img" not in spec
@@ -269,6 +287,21 @@ def test_capacity_lab_bad_policy_rows_and_oversized_sweeps_are_named():
     assert any("the web app takes up to" in e.value for e in at.error)
 
 
+def test_capacity_lab_policy_table_names_typed_values_it_cannot_use():
+    at = open_page("pages/capacity_lab.py")
+    at.session_state["sw_policies_editor"] = {"edited_rows": {0: {"max_seqs": -3}, 1: {"token_budget": 2.5},
+                                                              2: {"label": None}},
+                                              "added_rows": [], "deleted_rows": []}
+    at.run()
+    assert not at.exception, at.exception
+    errors = [e.value.replace("\\", "") for e in at.error]  # markdown escapes
+    assert any("Policy row 1" in e and "max_seqs: must be a whole number >= 1, got -3" in e for e in errors)
+    assert any("Policy row 2" in e and "token_budget: must be a whole number >= 1, got 2.5" in e for e in errors)
+    assert any("Policy row 3" in e for e in errors)
+    assert at.button(key="sw_run").disabled
+    assert list(at.session_state["sw_policies_now"]["token_budget"]) == [8, 2.5, 8]  # kept as typed
+
+
 def test_real_model_page_renders_in_chinese():
     at = open_page("pages/real_model.py", "zh")
     assert not at.exception, at.exception
@@ -310,6 +343,24 @@ def test_real_model_page_bounds_the_lab_trace_it_serves():
     assert not at.exception, at.exception
     assert any("65 requests" in e.value and "at most 64" in e.value for e in at.error)
     assert not [b for b in at.button if b.key == "rm_run"]  # nothing to run until the trace is smaller
+
+
+def test_a_text_trace_uploaded_to_the_lab_is_served_by_the_real_model_with_its_text():
+    from tests.test_fuzz import upload
+    from ui.lab_state import frame
+
+    trace, error, _ = upload(b'name,arrival,output,text\nq,0,3,"def f(x):"\nr,1,2,"import os"\n')
+    assert error is None and [(r.name, r.prompt) for r in trace] == [("q", 9), ("r", 9)]
+    at = open_page("pages/real_model.py")
+    at.session_state["lab_trace"] = at.session_state["lab_current"] = frame(trace)
+    at.radio(key="rm_source").set_value("lab").run()
+    assert not at.exception, at.exception
+    table = next(d.value for d in at.dataframe if "prompt text" in d.value.columns)
+    assert table["prompt text"].tolist() == ["def f(x):", "import os"] and table["prompt"].tolist() == [9, 9]
+    at.button(key="rm_run").click().run()
+    assert not at.exception, at.exception
+    results, _, _ = at.session_state["rm_results"]
+    assert [len(out) for out in results[1].outputs] == [3, 2]
 
 
 def test_a_run_in_milliseconds_labels_rates_and_sentences_in_ms():
