@@ -1,4 +1,8 @@
-"""Plotly figures read from a Schedule: the Gantt chart, the per-tick budget chart and the load chart."""
+"""Plotly figures read from a Schedule: the Gantt chart, the per-tick budget chart and the load chart.
+
+Each figure is written as plain dicts in plotly's schema and wrapped without validation (`_figure`): checking
+every property on the way in cost about half of a page's run, which forty students at once make the
+server's bottleneck. tests/test_charts.py holds every figure to plotly's validation instead."""
 from __future__ import annotations
 
 import plotly.graph_objects as go
@@ -20,19 +24,43 @@ GANTT_ROWS = 150  # beyond this many requests the Gantt shows an even sample of 
 TICK_BARS = 400  # up to this many ticks the budget chart has one bar a tick
 
 
-def _layout(fig: go.Figure, title: str, height: int, x_max: float | None, unit: str) -> go.Figure:
+def _figure(data: list[dict], layout: dict) -> go.Figure:
+    return go.Figure({"data": data, "layout": layout}, _validate=False)
+
+
+def _base_layout(title: str, height: int) -> dict:
     # The legend sits at the bottom of the figure, under the axis title, so a wrapped legend in a narrow
     # column pushes the plot up instead of covering the title.
-    fig.update_layout(title={"text": title, "x": 0, "font": {"size": 15}}, height=height + 40,
-                      barmode="overlay", margin={"l": 10, "r": 10, "t": 36, "b": 76},
-                      legend={"orientation": "h", "x": 0, "y": 0, "yref": "container", "yanchor": "bottom",
-                              "font": {"size": 11}},
-                      hoverlabel={"align": "left"}, plot_bgcolor="white")
+    return {"title": {"text": title, "x": 0, "font": {"size": 15}}, "height": height,
+            "margin": {"l": 10, "r": 10, "t": 36, "b": 76}, "plot_bgcolor": "white",
+            "legend": {"orientation": "h", "x": 0, "y": 0, "yref": "container", "yanchor": "bottom",
+                       "font": {"size": 11}}}
+
+
+def _layout(title: str, height: int, x_max: float | None, unit: str, yaxis: dict) -> dict:
+    """A timeline's layout: time on an x axis shared by every chart of a run (whole ticks when few)."""
     integer_axis = {"dtick": 1} if x_max is not None and x_max <= 40 else {}
     pad = (x_max or 0) * 0.02 + 0.3  # room for the markers at both ends
-    fig.update_xaxes(title=t(f"unit_{unit}"), range=[-pad, x_max + pad] if x_max else None, showgrid=True,
-                     gridcolor="#e5e8ee", zeroline=False, tick0=0, **integer_axis)
-    return fig
+    xaxis = {"title": {"text": t(f"unit_{unit}")}, "showgrid": True, "gridcolor": "#e5e8ee", "zeroline": False,
+             "tick0": 0, **integer_axis}
+    if x_max:
+        xaxis["range"] = [-pad, x_max + pad]
+    return _base_layout(title, height + 40) | {"barmode": "overlay", "hoverlabel": {"align": "left"},
+                                                "xaxis": xaxis, "yaxis": yaxis}
+
+
+def _hline(layout: dict, y: float, color: str, text: str) -> None:
+    """A dashed line across the plot at `y`, labelled at its top left (plotly's add_hline, without its cost)."""
+    layout.setdefault("shapes", []).append({"type": "line", "xref": "x domain", "x0": 0, "x1": 1, "yref": "y",
+                                            "y0": y, "y1": y, "line": {"color": color, "dash": "dash", "width": 1}})
+    layout.setdefault("annotations", []).append({"text": text, "xref": "x domain", "x": 0, "xanchor": "left",
+                                                 "yref": "y", "y": y, "yanchor": "bottom", "showarrow": False})
+
+
+def _vline(layout: dict, x: float) -> None:
+    """The dotted line of the worked example's slider."""
+    layout.setdefault("shapes", []).append({"type": "line", "xref": "x", "x0": x, "x1": x, "yref": "y domain",
+                                            "y0": 0, "y1": 1, "line": {"color": "#2f3640", "dash": "dot", "width": 1}})
 
 
 def sample_rows(n: int, limit: int = GANTT_ROWS) -> list[int]:
@@ -51,7 +79,7 @@ def gantt(schedule: Schedule, title: str, x_max: float | None = None, reveal: fl
     requests = [schedule.requests[i] for i in rows]
     label = {r.name: plotly_text(r.name) for r in requests}
     cut = float("inf") if reveal is None else reveal
-    fig = go.Figure()
+    data = []
     for phase in PHASES:
         names, starts, lengths, hover = [], [], [], []
         for r in requests:
@@ -65,36 +93,37 @@ def gantt(schedule: Schedule, title: str, x_max: float | None = None, reveal: fl
                 hover.append(t("hover_segment", name=label[r.name], phase=t(f"phase_{phase}"), start=s.start,
                                end=s.end, tokens=s.tokens, unit=t(f"unit_{schedule.unit}")))
         if names or phase in ("queued", "prefill", "decode"):  # the rare phases only when they occur
-            fig.add_trace(go.Bar(name=t(f"phase_{phase}"), orientation="h", y=names, base=starts, x=lengths,
-                                 marker={"color": COLORS[phase], "line": {"width": 0},
-                                         "pattern": {"shape": HATCHED.get(phase, "")}},
-                                 customdata=hover, hovertemplate="%{customdata}<extra></extra>"))
+            data.append({"type": "bar", "name": t(f"phase_{phase}"), "orientation": "h", "y": names, "base": starts,
+                         "x": lengths, "marker": {"color": COLORS[phase], "line": {"width": 0},
+                                                  "pattern": {"shape": HATCHED.get(phase, "")}},
+                         "customdata": hover, "hovertemplate": "%{customdata}<extra></extra>"})
     arrived = [r for r in requests if r.arrival <= cut]
-    fig.add_trace(go.Scatter(name=t("marker_arrival"), x=[r.arrival for r in arrived],
-                             y=[label[r.name] for r in arrived], mode="markers",
-                             marker={"symbol": "triangle-right", "size": 9, "color": "#2f3640"},
-                             hovertemplate=t("hover_arrival") + "<extra></extra>"))
+    data.append(_markers(t("marker_arrival"), [r.arrival for r in arrived], [label[r.name] for r in arrived],
+                         {"symbol": "triangle-right", "size": 9, "color": "#2f3640"}, t("hover_arrival")))
     done = [r for r in requests if r.completion is not None and r.completion <= cut]
-    fig.add_trace(go.Scatter(name=t("marker_completion"), x=[r.completion for r in done],
-                             y=[label[r.name] for r in done], mode="markers",
-                             marker={"symbol": "diamond", "size": 9, "color": "#59a14f"},
-                             hovertemplate=t("hover_completion") + "<extra></extra>"))
+    data.append(_markers(t("marker_completion"), [r.completion for r in done], [label[r.name] for r in done],
+                         {"symbol": "diamond", "size": 9, "color": "#59a14f"}, t("hover_completion")))
     shown = {index: label[schedule.requests[index].name] for index in rows}
     for kind, (symbol, color) in EVENT_MARKERS.items():
         events = [(time, shown[i]) for time, k, i in schedule.events if k == kind and i in shown and time <= cut]
         if events:
-            fig.add_trace(go.Scatter(name=t(f"event_{kind}"), x=[e[0] for e in events], y=[e[1] for e in events],
-                                     mode="markers", marker={"symbol": symbol, "size": 11, "color": color,
-                                                             "line": {"width": 2, "color": color}},
-                                     hovertemplate=t(f"hover_event_{kind}") + "<extra></extra>"))
-    if reveal is not None:
-        fig.add_vline(x=reveal, line={"color": "#2f3640", "dash": "dot", "width": 1})
+            data.append(_markers(t(f"event_{kind}"), [e[0] for e in events], [e[1] for e in events],
+                                 {"symbol": symbol, "size": 11, "color": color, "line": {"width": 2, "color": color}},
+                                 t(f"hover_event_{kind}")))
     if sampled:
         title += " · " + t("gantt_sampled", shown=len(rows), total=len(schedule.requests))
-    fig.update_yaxes(type="category", categoryorder="array", categoryarray=list(label.values()),
-                     autorange="reversed", title=None)
-    return _layout(fig, title, max(180, 60 + 26 * len(requests)) if len(requests) <= 40 else 720, x_max,
-                   schedule.unit)
+    yaxis = {"type": "category", "categoryorder": "array", "categoryarray": list(label.values()),
+             "autorange": "reversed"}
+    layout = _layout(title, max(180, 60 + 26 * len(requests)) if len(requests) <= 40 else 720, x_max,
+                     schedule.unit, yaxis)
+    if reveal is not None:
+        _vline(layout, reveal)
+    return _figure(data, layout)
+
+
+def _markers(name: str, x: list, y: list, marker: dict, hover: str) -> dict:
+    return {"type": "scatter", "name": name, "x": x, "y": y, "mode": "markers", "marker": marker,
+            "hovertemplate": hover + "<extra></extra>"}
 
 
 def _work_runs(schedule: Schedule, per_tick: bool) -> list[tuple[float, float, int, int, int, int]]:
@@ -119,7 +148,7 @@ def budget_chart(schedule: Schedule, title: str, x_max: float | None = None, rev
     budget = schedule.config.token_budget
     per_tick = schedule.makespan <= TICK_BARS
     runs = [r for r in _work_runs(schedule, per_tick) if reveal is None or r[0] < reveal]
-    fig = go.Figure()
+    data = []
     columns = {"prefill": [r[2] for r in runs], "decode": [r[3] for r in runs], "padding": [r[4] for r in runs]}
     idle = [budget - p - d - q for p, d, q in zip(*columns.values())]
     if any(r[5] for r in runs):  # graph padding is computed on top of the budget
@@ -129,36 +158,35 @@ def budget_chart(schedule: Schedule, title: str, x_max: float | None = None, rev
         style = {"name": t(f"phase_{kind}"), "customdata": [[a, b] for a, b, *_ in runs],
                  "hovertemplate": t("hover_work", kind=t(f"phase_{kind}")) + "<extra></extra>"}
         if per_tick:  # a bar a tick
-            fig.add_trace(go.Bar(x=[(a + b) / 2 for a, b, *_ in runs], y=values, width=[0.9] * len(runs),
-                                 marker={"color": COLORS[kind], "line": {"width": 0},
-                                         "pattern": {"shape": HATCHED.get(kind, "")}}, **style))
+            data.append({"type": "bar", "x": [(a + b) / 2 for a, b, *_ in runs], "y": values,
+                         "width": [0.9] * len(runs), "marker": {"color": COLORS[kind], "line": {"width": 0},
+                                                               "pattern": {"shape": HATCHED.get(kind, "")}}, **style})
         elif runs:  # thousands of ticks: stacked step areas, a point a run of identical ticks (and its end)
             style["customdata"].append(style["customdata"][-1])
-            fig.add_trace(go.Scatter(x=[r[0] for r in runs] + [runs[-1][1]], y=values + values[-1:], mode="lines",
-                                     stackgroup="work",
-                                     line={"shape": "hv", "width": 0, "color": COLORS[kind]},
-                                     fillcolor=COLORS[kind], **style))
-    fig.add_hline(y=budget, line={"color": "#2f3640", "dash": "dash", "width": 1},
-                  annotation_text=t("budget_line", budget=budget), annotation_position="top left")
-    if reveal is not None:
-        fig.add_vline(x=reveal, line={"color": "#2f3640", "dash": "dot", "width": 1})
+            data.append({"type": "scatter", "x": [r[0] for r in runs] + [runs[-1][1]], "y": values + values[-1:],
+                         "mode": "lines", "stackgroup": "work", "line": {"shape": "hv", "width": 0,
+                                                                         "color": COLORS[kind]},
+                         "fillcolor": COLORS[kind], **style})
     top = max([budget] + [sum(r[2:]) for r in runs])
-    fig.update_yaxes(title=t("axis_token_work"), range=[0, top * 1.15], gridcolor="#e5e8ee")
-    fig = _layout(fig, title, 220, x_max, schedule.unit)
-    fig.update_layout(barmode="stack", bargap=0, legend={"traceorder": "normal"})
-    return fig
+    yaxis = {"title": {"text": t("axis_token_work")}, "range": [0, top * 1.15], "gridcolor": "#e5e8ee"}
+    layout = _layout(title, 220, x_max, schedule.unit, yaxis)
+    layout.update(barmode="stack", bargap=0)
+    layout["legend"]["traceorder"] = "normal"
+    _hline(layout, budget, "#2f3640", t("budget_line", budget=budget))
+    if reveal is not None:
+        _vline(layout, reveal)
+    return _figure(data, layout)
 
 
 def load_chart(schedule: Schedule, title: str, x_max: float | None = None) -> go.Figure:
     """Requests running (holding a batch slot) and waiting over time: the aggregate view of a large trace."""
     run_x, run_y, wait_x, wait_y = load_series(schedule)
-    fig = go.Figure()
-    fig.add_trace(go.Scatter(name=t("load_running"), x=run_x, y=run_y, mode="lines", line={"shape": "hv",
-                             "color": COLORS["decode"]}, fill="tozeroy"))
-    fig.add_trace(go.Scatter(name=t("load_waiting"), x=wait_x, y=wait_y, mode="lines",
-                             line={"shape": "hv", "color": COLORS["prefill"]}))
-    fig.update_yaxes(title=t("axis_requests"), rangemode="tozero", gridcolor="#e5e8ee")
-    return _layout(fig, title, 260, x_max, schedule.unit)
+    data = [{"type": "scatter", "name": t("load_running"), "x": run_x, "y": run_y, "mode": "lines",
+             "line": {"shape": "hv", "color": COLORS["decode"]}, "fill": "tozeroy"},
+            {"type": "scatter", "name": t("load_waiting"), "x": wait_x, "y": wait_y, "mode": "lines",
+             "line": {"shape": "hv", "color": COLORS["prefill"]}}]
+    yaxis = {"title": {"text": t("axis_requests")}, "rangemode": "tozero", "gridcolor": "#e5e8ee"}
+    return _figure(data, _layout(title, 260, x_max, schedule.unit, yaxis))
 
 
 def request_anatomy(schedule: Schedule, index: int, x_max: float | None = None) -> go.Figure:
@@ -199,7 +227,7 @@ def kv_chart(schedule: Schedule, title: str, x_max: float | None = None) -> go.F
     capacity = schedule.config.kv_blocks
     holders = [(i, r) for i, r in enumerate(schedule.requests) if r.kv]
     times = sorted({time for _, r in holders for time, _ in r.kv} | {schedule.makespan})
-    fig = go.Figure()
+    data = []
     if len(holders) <= KV_REQUESTS:
         xs, widths, bases, heights, colors, hover = [], [], [], [], [], []
         for a, b in zip(times, times[1:]):
@@ -214,25 +242,24 @@ def kv_chart(schedule: Schedule, title: str, x_max: float | None = None) -> go.F
                     colors.append(PALETTE[i % len(PALETTE)])
                     hover.append(t("hover_kv", name=plotly_text(r.name), blocks=blocks, start=a, end=b))
                     base += blocks
-        fig.add_trace(go.Bar(name=t("kv_blocks"), x=xs, y=heights, base=bases, width=widths,
-                             marker={"color": colors, "line": {"width": 0.5, "color": "white"}},
-                             customdata=hover, hovertemplate="%{customdata}<extra></extra>", showlegend=False))
+        data.append({"type": "bar", "name": t("kv_blocks"), "x": xs, "y": heights, "base": bases, "width": widths,
+                     "marker": {"color": colors, "line": {"width": 0.5, "color": "white"}}, "customdata": hover,
+                     "hovertemplate": "%{customdata}<extra></extra>", "showlegend": False})
     steps = schedule.steps
-    fig.add_trace(go.Scatter(name=t("kv_total"), x=[s.start for s in steps] + [steps[-1].end if steps else 0],
-                             y=[s.kv_blocks or 0 for s in steps] + [steps[-1].kv_blocks or 0 if steps else 0],
-                             mode="lines", line={"shape": "hv", "color": "#2f3640", "width": 1.5}))
+    data.append({"type": "scatter", "name": t("kv_total"),
+                 "x": [s.start for s in steps] + [steps[-1].end if steps else 0],
+                 "y": [s.kv_blocks or 0 for s in steps] + [steps[-1].kv_blocks or 0 if steps else 0],
+                 "mode": "lines", "line": {"shape": "hv", "color": "#2f3640", "width": 1.5}})
     for kind in ("preempt", "swap_out", "swap_in"):
         symbol, color = EVENT_MARKERS[kind]
         times_of = [time for time, k, _ in schedule.events if k == kind]
         if times_of:
-            fig.add_trace(go.Scatter(name=t(f"event_{kind}"), x=times_of, y=[capacity] * len(times_of), mode="markers",
-                                     marker={"symbol": symbol, "size": 11, "color": color}))
-    fig.add_hline(y=capacity, line={"color": "#d62728", "dash": "dash", "width": 1},
-                  annotation_text=t("kv_capacity", blocks=capacity), annotation_position="top left")
-    fig.update_yaxes(title=t("axis_blocks"), range=[0, capacity * 1.15], gridcolor="#e5e8ee")
-    fig = _layout(fig, title, 240, x_max, schedule.unit)
-    fig.update_layout(barmode="overlay", bargap=0)
-    return fig
+            data.append({"type": "scatter", "name": t(f"event_{kind}"), "x": times_of, "y": [capacity] * len(times_of),
+                         "mode": "markers", "marker": {"symbol": symbol, "size": 11, "color": color}})
+    yaxis = {"title": {"text": t("axis_blocks")}, "range": [0, capacity * 1.15], "gridcolor": "#e5e8ee"}
+    layout = _layout(title, 240, x_max, schedule.unit, yaxis) | {"bargap": 0}
+    _hline(layout, capacity, "#d62728", t("kv_capacity", blocks=capacity))
+    return _figure(data, layout)
 
 
 SERIES_COLORS = ("#4e79a7", "#f28e2b", "#59a14f", "#b07aa1")
@@ -245,31 +272,27 @@ def sweep_chart(rows: list[dict], columns: tuple[str, ...], title: str, x_title:
     """One line per policy (and per column: p50 solid, p90 dashed, p99 dotted) against the swept value; points
     that could not run are left out. `knees` marks each policy's knee on the first column, `target` draws the
     attainment target; values are multiplied by `scale` (100 for percent)."""
-    fig = go.Figure()
+    data = []
     labels = list(dict.fromkeys(r["policy"] for r in rows))
     for color, label in zip(SERIES_COLORS * 2, labels):
         mine = [r for r in rows if r["policy"] == label and not r["error"]]
         name = plotly_text(label)
         for dash, column in zip(DASHES, columns):
             suffix = f" {column.rsplit('_', 1)[-1]}" if len(columns) > 1 else ""
-            fig.add_trace(go.Scatter(
-                name=name + suffix, x=[r["value"] for r in mine], y=[r[column] * scale for r in mine],
-                mode="lines+markers", line={"color": color, "dash": dash}, marker={"size": 6},
-                hovertemplate=f"{name}{suffix}<br>%{{x}}: %{{y:.3g}}<extra></extra>"))
+            data.append({"type": "scatter", "name": name + suffix, "x": [r["value"] for r in mine],
+                         "y": [r[column] * scale for r in mine], "mode": "lines+markers",
+                         "line": {"color": color, "dash": dash}, "marker": {"size": 6},
+                         "hovertemplate": f"{name}{suffix}<br>%{{x}}: %{{y:.3g}}<extra></extra>"})
         value = (knees or {}).get(label)
         if value is not None:
             y = next(r[columns[0]] for r in mine if r["value"] == value) * scale
-            fig.add_trace(go.Scatter(
-                name=t("sw_knee_marker", policy=name), x=[value], y=[y], mode="markers",
-                marker={"symbol": "star", "size": 16, "color": color, "line": {"color": "#2f3640", "width": 1}},
-                hovertemplate=t("sw_knee_marker", policy=name) + ": %{x}<extra></extra>"))
+            data.append(_markers(t("sw_knee_marker", policy=name), [value], [y],
+                                 {"symbol": "star", "size": 16, "color": color,
+                                  "line": {"color": "#2f3640", "width": 1}},
+                                 t("sw_knee_marker", policy=name) + ": %{x}"))
+    layout = _base_layout(title, 340) | {
+        "xaxis": {"title": {"text": x_title}, "gridcolor": "#e5e8ee", "zeroline": False},
+        "yaxis": {"title": {"text": y_title}, "gridcolor": "#e5e8ee", "rangemode": "tozero"}}
     if target is not None:
-        fig.add_hline(y=target * scale, line={"color": "#d62728", "dash": "dash", "width": 1},
-                      annotation_text=t("sw_target_line", target=f"{target:.0%}"), annotation_position="top left")
-    fig.update_layout(title={"text": title, "x": 0, "font": {"size": 15}}, height=340,
-                      margin={"l": 10, "r": 10, "t": 36, "b": 76}, plot_bgcolor="white",
-                      legend={"orientation": "h", "x": 0, "y": 0, "yref": "container", "yanchor": "bottom",
-                              "font": {"size": 11}})
-    fig.update_xaxes(title=x_title, gridcolor="#e5e8ee", zeroline=False)
-    fig.update_yaxes(title=y_title, gridcolor="#e5e8ee", rangemode="tozero")
-    return fig
+        _hline(layout, target * scale, "#d62728", t("sw_target_line", target=f"{target:.0%}"))
+    return _figure(data, layout)
