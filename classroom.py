@@ -1,6 +1,9 @@
-"""The batching classroom: navigation over the pages, the language switch and the about box."""
+"""The batching classroom's script, run for every session: navigation over the pages, the language switch and
+the about box. The server (app.py) imports the heavy libraries before it runs it for anyone."""
 import streamlit as st
 
+import ui.preload  # noqa: F401  (done already under app.py; under another server, each run waits for it)
+from ui.boot import RAN_APP
 from ui.i18n import language_switch, t
 
 st.set_page_config(page_title="The batching classroom · 批处理课堂", page_icon="🧮", layout="wide")
@@ -17,4 +20,5 @@ PAGES = {
 page = st.navigation(list(PAGES.values()))
 with st.sidebar.expander(t("about_title")):
     st.markdown(t("about_text"))
+st.session_state[RAN_APP] = True
 page.run()

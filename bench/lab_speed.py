@@ -1,6 +1,6 @@
 """How fast the trace lab answers: (a) the server's rerun, (b) the browser's wait from Run to drawn charts.
 
-(a) One rerun of the lab page (AppTest on app.py) with a 500-request trace through two policies (static
+(a) One rerun of the lab page (AppTest on classroom.py) with a 500-request trace through two policies (static
     and continuous): the token budget changes before every rerun, so the simulation cache never answers
     for it, and Run is pressed in the same rerun (a trace over 300 requests runs on Run only).
     Goal: under 1 s.
@@ -42,7 +42,7 @@ def server_rerun() -> None:
         logging.getLogger("streamlit.runtime." + name).disabled = True
 
     trace = generate(args.requests, rate=0.5, prompt=Uniform(1, 8), output=Uniform(1, 12), seed=0)
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300)
+    at = AppTest.from_file(str(ROOT / "classroom.py"), default_timeout=300)
     at.session_state["lang"] = "en"  # chosen up front: AppTest's reruns otherwise flip the keyed radio
     at.run()
     at.switch_page("pages/trace_lab.py")

@@ -10,7 +10,7 @@ from sim.config import Config, Policy
 from sim.trace import validate
 from ui.scenario import Scenario, encode
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
+APP = str(Path(__file__).resolve().parents[1] / "classroom.py")  # the script app.py serves
 PAGES = ("pages/home.py", "pages/worked_example.py", "pages/trace_lab.py", "pages/capacity_lab.py",
          "pages/metrics_guide.py")
 

@@ -11,7 +11,7 @@ from ui.trace_sources import MAX_UPLOAD_MB
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCES = sorted(path for folder in ("sim", "ui", "pages", "gpu_demo") for path in (ROOT / folder).rglob("*.py"))
-SOURCES.append(ROOT / "app.py")
+SOURCES += [ROOT / "app.py", ROOT / "classroom.py"]
 UNSAFE_MODULES = {"pickle", "marshal", "shelve", "dill", "cloudpickle"}
 
 

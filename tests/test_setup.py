@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-APP = [ROOT / "app.py", *(path for folder in ("pages", "ui", "sim", "gpu_demo")
+APP = [ROOT / "app.py", ROOT / "classroom.py", *(path for folder in ("pages", "ui", "sim", "gpu_demo")
                          for path in (ROOT / folder).rglob("*.py"))]
 TESTS = [*(ROOT / "tests").glob("*.py"), *(ROOT / "bench").glob("*.py")]
-LOCAL = {"app", "pages", "ui", "sim", "gpu_demo", "tests", "bench", "common"}
+LOCAL = {"app", "classroom", "pages", "ui", "sim", "gpu_demo", "tests", "bench", "common"}
 TEST_TOOLS = {"pytest", "hypothesis", "playwright", "ruff"}
 
 
