@@ -18,7 +18,7 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from sim.config import Config
+from sim.config import Config, Policy
 from tests.browser_kit import CHROMIUM, CHROMIUM_ARGS, ROOT, ServerError, streamlit_server
 from tests.conftest import SEED_ROWS, make_trace
 from ui.scenario import Scenario, decode, encode
@@ -225,17 +225,23 @@ def test_editing_a_cell_reruns_the_lab_and_a_bad_edit_names_the_row(open_page):
     shared = decode(parse_qs(urlparse(page.url).query)["s"][0])
     assert [(r.name, r.output) for r in shared.trace] == [("A", 5), ("B", 2), ("C", 12)]
 
-    # The editor refuses a negative prompt itself (its column has min_value=1): the cell keeps 3.
-    edit_cell(page, editor, row=2, column=2, columns=4, value="-3", old="3")
-    # A duplicate name passes the editor and is caught by validation, which names the row.
-    edit_cell(page, editor, row=2, column=0, columns=4, value="A", old="C")
-    expect(page.get_by_test_id("stAlert").filter(has_text="1 row(s) need fixing")).to_be_visible()
+    # Bad values typed into the table stay as typed and get the upload's validation: row, column, reason.
+    edit_cell(page, editor, row=2, column=2, columns=4, value="-2", old="3")  # C's prompt
+    edit_cell(page, editor, row=1, column=3, columns=4, value="0", old="2")  # B's output
+    edit_cell(page, editor, row=0, column=0, columns=4, value="", old="A")  # A's name cleared
+    edit_cell(page, editor, row=0, column=1, columns=4, value="2.5", old="0")  # A's arrival
+    expect(page.get_by_test_id("stAlert").filter(has_text="3 row(s) need fixing")).to_be_visible()
     no_exception(page)
-    assert grid(editor)["rows"][2] == ["A", "3", "3", "12"]
-    problems = grid(headed(page, "problem"))
-    assert problems["head"] == ["row", "request", "column", "problem"]
-    assert problems["rows"] == [["3", "A", "request", "repeats the name of row 1"]]
+    rows_become(editor, [["", "2.5", "4", "5"], ["B", "0", "2", "0"], ["C", "3", "-2", "12"]])
+    rows_become(headed(page, "problem"), [["1", "", "request", "is empty"],
+                                          ["1", "", "arrival", "must be a whole number, got 2.5"],
+                                          ["2", "B", "output", "must be at least 1, got 0"],
+                                          ["3", "C", "prompt", "must be at least 1, got -2"]])
     expect(page.get_by_role("button", name="Run ▶")).to_be_disabled()
+    with page.expect_download() as download:  # what was typed downloads as it is
+        page.get_by_role("button", name="Download what is typed (CSV)").click()
+    assert Path(download.value.path()).read_text().splitlines() == [
+        "name,arrival,prompt,output", ",2.5,4,5", "B,0,2,0", "C,3,-2,12"]
 
 
 def test_a_share_link_opens_its_scenario_and_a_tampered_one_says_so(open_page):
@@ -284,34 +290,64 @@ def test_scheduler_options_open_on_demand_and_folding_keeps_them(open_page):
 
 
 def test_a_preset_puts_its_policies_in_the_forms_drawn_or_folded(open_page):
+    # Each check waits on a rerun, which can outlast expect's 5 s on a busy machine: they wait as long as actions.
     page = open_page("/trace_lab")
     options = page.get_by_text("Scheduler options", exact=True)
     options.nth(1).click()  # B's options open before the preset comes
     chunk = page.get_by_role("spinbutton", name="Chunked prefill: tokens a chunk (0 = off)")
-    expect(chunk).to_have_value("0")
-    page.get_by_test_id("stSelectbox").filter(has_text="Preset").click()
+    expect(chunk).to_have_value("0", timeout=TIMEOUT_MS)
+    preset = page.get_by_test_id("stSelectbox").filter(has_text="Preset")
+    preset.click()
     page.get_by_role("option", name="One long prompt stalls everyone (chunked prefill)").click()
     page.get_by_role("button", name="Load preset").click()
-    expect(chunk).to_have_value("16")
+    expect(chunk).to_have_value("16", timeout=TIMEOUT_MS)
     expect(page.get_by_text("Options changed: chunks of 16")).to_be_visible()
     policy = page.get_by_test_id("stSelectbox").filter(has_text="Policy A").locator("input")
     expect(policy).to_have_value("Continuous batching")
-    chunk.fill("8")  # the loaded form edits on as usual
-    chunk.press("Enter")
-    expect(page.get_by_text("Options changed: chunks of 8")).to_be_visible()
+    # Folded, B's widgets are dropped; the next preset sets them unseen, and opening B's options draws them anew
+    # with the preset's order, not the first choice.
+    options.nth(1).click()
+    expect(chunk).to_have_count(0, timeout=TIMEOUT_MS)
+    preset.click()
+    page.get_by_role("option", name="VIP tenant").click()
+    page.get_by_role("button", name="Load preset").click()
+    changed = page.get_by_text("Options changed: order priority, preemptive")
+    expect(changed).to_be_visible(timeout=TIMEOUT_MS)
+    options.nth(1).click()
+    order = page.get_by_test_id("stSelectbox").filter(has_text="Queue order").locator("input")
+    expect(order).to_have_value("priority (lower value first)", timeout=TIMEOUT_MS)
+    expect(page.get_by_role("checkbox", name="Higher priority may preempt")).to_be_checked()
+    expect(chunk).to_have_value("0")
+    wait_idle(page)
+    expect(changed).to_be_visible()
+    shared = decode(parse_qs(urlparse(page.url).query)["s"][0])
+    assert shared.policy_b == Policy(order="priority", preemptive_priority=True)
     no_exception(page)
 
 
 def test_opening_one_policys_options_leaves_the_other_policy_as_it_was(open_page):
-    page = open_page("/real_model")
-    page.get_by_test_id("stExpander").filter(has_text="Scheduler options").first.click()  # A's, at once
-    expect(page.get_by_role("spinbutton", name="Timeout (0 = none)")).to_have_count(1)
+    # The link's options differ from the first choices, folded away: a widget drawn anew that showed its first
+    # choice (and sent it back) would change a policy nobody touched. Checks after a click wait on its rerun,
+    # which can outlast expect's 5 s on a busy machine.
+    policy_a, policy_b = Policy(order="edf", timeout=30), Policy(order="sjf", chunk_size=3)
+    page = open_page("/trace_lab?s=" + encode(Scenario(make_trace(*SEED_ROWS), Config(8), policy_a, policy_b)))
+    options = page.get_by_text("Scheduler options", exact=True)
+    forms = page.get_by_test_id("stExpander").filter(has_text="Scheduler options")
+    options.first.click()  # A's, at once
+    order_a = forms.first.get_by_test_id("stSelectbox").filter(has_text="Queue order").locator("input")
+    expect(order_a).to_have_value("earliest deadline first", timeout=TIMEOUT_MS)
+    expect(forms.first.get_by_role("spinbutton", name="Timeout (0 = none)")).to_have_value("30")
     wait_idle(page)
-    policy_b = page.get_by_test_id("stSelectbox").filter(has_text="Policy B").locator("input")
-    expect(policy_b).to_have_value("Continuous batching")
-    page.get_by_role("button", name="Run on the model ▶").click()
-    expect(page.get_by_text("The simulator's prediction")).to_be_visible(timeout=120_000)
-    expect(page.get_by_text("B · Continuous batching").first).to_be_attached()
+    expect(page.get_by_text("Options changed: order sjf, chunks of 3")).to_be_visible()  # B's, still folded
+    options.nth(1).click()
+    order_b = forms.nth(1).get_by_test_id("stSelectbox").filter(has_text="Queue order").locator("input")
+    expect(order_b).to_have_value("shortest job first", timeout=TIMEOUT_MS)
+    expect(forms.nth(1).get_by_role("spinbutton", name="Chunked prefill: tokens a chunk (0 = off)")).to_have_value("3")
+    wait_idle(page)
+    expect(page.get_by_text("Options changed: order edf, timeout 30")).to_be_visible()
+    expect(page.get_by_text("Options changed: order sjf, chunks of 3")).to_be_visible()
+    shared = decode(parse_qs(urlparse(page.url).query)["s"][0])
+    assert (shared.policy_a, shared.policy_b) == (policy_a, policy_b)
     no_exception(page)
 
 
