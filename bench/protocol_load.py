@@ -1,0 +1,59 @@
+"""A classroom's load without browsers: N concurrent sessions (default 40), each a websocket client speaking
+Streamlit's own protocol (tests/protocol_load.py), against one `streamlit run` server. Each walks every page
+as bench/load_test.py's Chromium sessions do: the trace lab from its own share link, the worked example, the
+capacity lab's sweep, the metrics guide, a real-model run on its lab trace, and back to the lab.
+
+Two modes, each on a fresh server after its warm-up sessions (run alone first and left out: the server's
+first imports, the model's loading, the first sweep, cached for all):
+- rush: every session in the same instant, each clicking the moment a page is served;
+- paced: like a class, the sessions open their link --gap seconds apart (1 s: forty students within forty
+  seconds, so that all are open together) and read each page for an exponential think time of mean --think
+  seconds (TPC-W's 7 s) before the next click.
+No browser shares the server's two cores here, so a page run's time is the server's alone: from the rerun
+sent to the run's script_finished. Prints each page's p50, p95 and slowest run, how long all sessions were
+open at once, every error and crosstalk, and the goal: 0 errors and p95 under 2 s per page. The model runs
+take turns on one shared model by design, so they are timed apart and are not page runs. Fails if any
+session saw an exception, a page run outside classroom.py, another session's requests, or lost its trace.
+Usage: python bench/protocol_load.py [--sessions N] [--mode rush|paced|both] [--warmup N] [--gap S] [--think S]
+       [--rounds N] [--goal S]
+"""
+import argparse
+import sys
+import time
+
+from common import ROOT  # noqa: F401  (puts the project on sys.path)
+
+from tests.browser_kit import streamlit_server
+from tests.classroom_load import Pace
+from tests.protocol_load import drive
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--sessions", type=int, default=40)
+parser.add_argument("--mode", choices=("rush", "paced", "both"), default="both")
+parser.add_argument("--warmup", type=int, default=1, help="sessions run alone first, left out (server imports, "
+                    "model loading, first sweep)")
+parser.add_argument("--gap", type=float, default=1.0, help="paced: seconds between two sessions opening their link")
+parser.add_argument("--think", type=float, default=7.0, help="paced: mean seconds a student reads a page before "
+                    "the next click (exponential, as TPC-W's 7 s)")
+parser.add_argument("--rounds", type=int, default=2, help="walks through every page per session")
+parser.add_argument("--goal", type=float, default=2.0, help="seconds every page's p95 should stay under")
+args = parser.parse_args()
+
+paces = {"rush": Pace(rounds=args.rounds), "paced": Pace(args.gap, args.think, args.rounds)}
+failed = False
+for mode in ("rush", "paced") if args.mode == "both" else (args.mode,):
+    with streamlit_server() as base:
+        warmup = [error for _ in range(args.warmup) for error in drive(base, 1).errors]
+        cpu = time.process_time()
+        report = drive(base, args.sessions, paces[mode])
+        cpu = time.process_time() - cpu
+    pace = paces[mode]
+    print(f"\n{mode}: {args.sessions} concurrent sessions, {pace.gap:g} s apart, reading {pace.think:g} s a page on "
+          f"average, {pace.rounds} walk(s) each, after {args.warmup} warm-up session(s):")
+    print(report.summary())
+    print(f"this client's own CPU: {cpu:.1f} s" + "".join(f"\n  warm-up error: {e}" for e in warmup))
+    met = not report.errors and not report.crosstalk and bool(report.runs) and report.worst_p95()[1] < args.goal
+    print(f"goal: 0 errors and p95 under {args.goal:g} s per page -> {'met' if met else 'NOT met'}")
+    failed |= bool(report.errors or report.crosstalk or warmup)
+if failed:
+    sys.exit("errors or crosstalk: see above")
