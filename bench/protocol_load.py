@@ -6,14 +6,15 @@ capacity lab's sweep, the metrics guide, a real-model run on its lab trace, and 
 Two modes, each on a fresh server after its warm-up sessions (run alone first and left out: the server's
 first imports, the model's loading, the first sweep, cached for all):
 - rush: every session in the same instant, each clicking the moment a page is served;
-- paced: like a class, the sessions open their link --gap seconds apart (1 s: forty students within forty
-  seconds, so that all are open together) and read each page for an exponential think time of mean --think
-  seconds (TPC-W's 7 s) before the next click.
+- paced: like a class, the sessions open their link --gap seconds apart (0.5 s: forty students within twenty
+  seconds) and read each page for an exponential think time of mean --think seconds (TPC-W's 7 s) before the
+  next click; three walks each keep them all walking together for a minute or more.
 No browser shares the server's two cores here, so a page run's time is the server's alone: from the rerun
 sent to the run's script_finished. Prints each page's p50, p95 and slowest run, how long all sessions were
-open at once, every error and crosstalk, and the goal: 0 errors and p95 under 2 s per page. The model runs
-take turns on one shared model by design, so they are timed apart and are not page runs. Fails if any
-session saw an exception, a page run outside classroom.py, another session's requests, or lost its trace.
+open at once and how many walked at once on average, every error and crosstalk, and the goal: 0 errors and
+p95 under 2 s per page. The model runs take turns on one shared model by design, so they are timed apart and
+are not page runs. Fails if any session saw an exception, a page run outside classroom.py, another session's
+requests, or lost its trace.
 Usage: python bench/protocol_load.py [--sessions N] [--mode rush|paced|both] [--warmup N] [--gap S] [--think S]
        [--rounds N] [--goal S]
 """
@@ -32,10 +33,10 @@ parser.add_argument("--sessions", type=int, default=40)
 parser.add_argument("--mode", choices=("rush", "paced", "both"), default="both")
 parser.add_argument("--warmup", type=int, default=1, help="sessions run alone first, left out (server imports, "
                     "model loading, first sweep)")
-parser.add_argument("--gap", type=float, default=1.0, help="paced: seconds between two sessions opening their link")
+parser.add_argument("--gap", type=float, default=0.5, help="paced: seconds between two sessions opening their link")
 parser.add_argument("--think", type=float, default=7.0, help="paced: mean seconds a student reads a page before "
                     "the next click (exponential, as TPC-W's 7 s)")
-parser.add_argument("--rounds", type=int, default=2, help="walks through every page per session")
+parser.add_argument("--rounds", type=int, default=3, help="walks through every page per session")
 parser.add_argument("--goal", type=float, default=2.0, help="seconds every page's p95 should stay under")
 args = parser.parse_args()
 

@@ -1,4 +1,6 @@
 """Capacity lab: two to four policies swept over one parameter; goodput, SLO attainment and the knee."""
+from functools import partial
+
 import streamlit as st
 
 from sim.config import SLO
@@ -64,7 +66,7 @@ if trace is not None:
     st.caption(t("sw_trace_summary", n=len(trace), span=span, rate=f"{base_rate:.3g}",
                  prompt=f"{sum(r.prompt for r in trace) / len(trace):.1f}",
                  output=f"{sum(r.output for r in trace) / len(trace):.1f}"))
-    st.download_button(t("dl_trace_csv"), write_csv(trace), "sweep-trace.csv", "text/csv", key="sw_dl_trace")
+    st.download_button(t("dl_trace_csv"), partial(write_csv, trace), "sweep-trace.csv", "text/csv", key="sw_dl_trace")
 
 st.header(t("sw_policies"), divider="gray")
 st.markdown(t("sw_policies_intro"))
@@ -150,4 +152,4 @@ for i, (metric, title, y_title, marks, line, scale) in enumerate(charts):
 
 st.subheader(t("sw_table"))
 st.dataframe(capacity.results_table(rows, swept), hide_index=True, key="sw_results")
-st.download_button(t("sw_download"), sweep_csv(rows), "sweep.csv", "text/csv", key="sw_dl_results")
+st.download_button(t("sw_download"), partial(sweep_csv, rows), "sweep.csv", "text/csv", key="sw_dl_results")

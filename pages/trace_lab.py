@@ -1,4 +1,6 @@
 """Trace lab: edit, generate or upload a trace, set the budgets, and compare two policies on it."""
+from functools import partial
+
 import streamlit as st
 
 from sim.config import ConfigError
@@ -70,10 +72,11 @@ elif trace is not None and trace.reordered:
     st.info(t("lab_sorted"))
 d1, d2, d3 = st.columns(3)
 if trace is not None:
-    d1.download_button(t("dl_trace_csv"), write_csv(trace), "trace.csv", "text/csv", key="dl_trace_csv")
-    d2.download_button(t("dl_trace_json"), write_json(trace), "trace.json", "application/json", key="dl_trace_json")
+    d1.download_button(t("dl_trace_csv"), partial(write_csv, trace), "trace.csv", "text/csv", key="dl_trace_csv")
+    d2.download_button(t("dl_trace_json"), partial(write_json, trace), "trace.json", "application/json",
+                       key="dl_trace_json")
 else:  # what was typed, problems and all, so nothing is lost
-    d1.download_button(t("dl_typed_csv"), csv_table(list(edited.columns), lab_state.typed(edited)),
+    d1.download_button(t("dl_typed_csv"), partial(csv_table, list(edited.columns), lab_state.typed(edited)),
                        "trace-draft.csv", "text/csv", key="dl_typed_csv")
 d3.caption(t("lab_count", n=len(edited)))
 

@@ -81,6 +81,19 @@ class ProtocolReport:
     def overlap(self) -> str:
         return Report(spans=self.spans).overlap()
 
+    def walking(self) -> tuple[float, int]:
+        """How many sessions were walking at once: on average over the run (first open to last close), and at
+        the most."""
+        edges = sorted([(opened, 1) for opened, _ in self.spans] + [(closed, -1) for _, closed in self.spans])
+        now = peak = 0
+        area, last = 0.0, edges[0][0]
+        for at, step in edges:
+            area += now * (at - last)
+            now, last = now + step, at
+            peak = max(peak, now)
+        span = edges[-1][0] - edges[0][0]
+        return (area / span if span else float(peak)), peak
+
     def summary(self) -> str:
         lines = [f"{page}: p50 {p50:.2f} s, p95 {p95:.2f} s, max {top:.2f} s ({len(self.runs[page])} runs)"
                  for page in self.runs for p50, p95, top in [self.stats(page)]]
@@ -88,7 +101,8 @@ class ProtocolReport:
             lines.append(f"model runs (taking turns, not page loads): p50 {percentile(self.model_runs, 0.5):.2f} s, "
                          f"max {max(self.model_runs):.2f} s ({len(self.model_runs)} runs)")
         if self.spans:
-            lines.append(self.overlap())
+            mean, peak = self.walking()
+            lines.append(f"{self.overlap()}; {mean:.1f} sessions walking at once on average, {peak} at the most")
         if self.runs:
             lines.append("worst p95: {1:.2f} s ({0})".format(*self.worst_p95()))
         lines.append(f"{sum(map(len, self.runs.values()))} page runs, {len(self.errors)} errors, "

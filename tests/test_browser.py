@@ -10,6 +10,7 @@ is how cells are read here. A cell is edited by double-clicking its pixel positi
 """
 from __future__ import annotations
 
+import json
 import re
 import sys
 import time
@@ -358,6 +359,28 @@ def test_the_trace_downloads_as_csv(open_page):
     assert download.value.suggested_filename == "trace.csv"
     text = Path(download.value.path()).read_text()
     assert text.splitlines() == ["name,arrival,prompt,output", *(",".join(row) for row in SEED_CELLS)]
+    no_exception(page)
+
+
+def test_the_results_download_when_clicked(open_page):
+    """The results' files are made only when their button is clicked (a page run does not build them): each
+    still holds the seed example's runs."""
+    page = open_page("/trace_lab")
+    expect(page.locator('[data-testid="stPlotlyChart"] .main-svg').first).to_be_visible()
+
+    def fetch(name: str) -> str:
+        with page.expect_download() as download:
+            page.get_by_role("button", name=name).click()
+        return Path(download.value.path()).read_text()
+
+    requests = fetch("Per-request metrics (CSV)").splitlines()
+    assert requests[0].startswith("policy,") and len(requests) == 1 + 2 * len(SEED_CELLS)
+    assert {line.split(",")[0] for line in requests[1:]} == {"static", "continuous"}
+    schedules = json.loads(fetch("Schedules (JSON)"))
+    assert sorted(schedules) == ["A_static", "B_continuous"]
+    assert schedules["A_static"]["makespan"] == 11 and schedules["B_continuous"]["makespan"] == 8
+    assert "vllm:time_to_first_token_seconds" in fetch("Metrics of B (Prometheus, vLLM names)")
+    assert json.loads(fetch("Chrome / Perfetto trace"))["traceEvents"]
     no_exception(page)
 
 

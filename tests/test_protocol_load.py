@@ -72,10 +72,17 @@ def test_the_summary_gives_each_page_its_figures_and_names_every_error():
         "Home: p50 2.50 s, p95 3.85 s, max 4.00 s (4 runs)",
         "Trace lab: p50 0.50 s, p95 0.50 s, max 0.50 s (1 runs)",
         "model runs (taking turns, not page loads): p50 5.00 s, max 10.00 s (3 runs)",
-        "all 2 sessions open at once from 3 s to 50 s of the 60 s run",
+        "all 2 sessions open at once from 3 s to 50 s of the 60 s run; 1.8 sessions walking at once on average, "
+        "2 at the most",
         "worst p95: 3.85 s (Home)",
         "5 page runs, 1 errors, 0 crosstalk",
         "  error: session 2, step 1, Home: exception AttributeError: boom"]
+
+
+def test_walking_at_once_averages_over_the_whole_run_gaps_and_all():
+    assert ProtocolReport(spans=[(0.0, 10.0), (20.0, 30.0)]).walking() == (pytest.approx(20 / 30), 1)
+    assert ProtocolReport(spans=[(5.0, 9.0), (0.0, 10.0), (1.0, 2.0)]).walking() == (pytest.approx(1.5), 2)
+    assert ProtocolReport(spans=[(0.0, 4.0), (4.0, 8.0)]).walking() == (pytest.approx(1.0), 1)  # one hands over
 
 
 def _delta(fill) -> ForwardMsg:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+from functools import partial
 
 import streamlit as st
 
@@ -61,16 +62,23 @@ def show(runs: list[tuple[Schedule, Metrics]], policies: tuple[Policy, Policy], 
     st.subheader(t("lab_per_request"))
     st.dataframe(request_table([metrics_a, metrics_b], titles), hide_index=True, key=f"{page}_requests")
     e1, e2, e3, e4 = st.columns(4)
-    e1.download_button(t("dl_requests_csv"), requests_csv([metrics_a, metrics_b]), "requests.csv", "text/csv",
+    e1.download_button(t("dl_requests_csv"), partial(requests_csv, [metrics_a, metrics_b]), "requests.csv", "text/csv",
                        key=f"{page}_dl_requests")
-    e2.download_button(t("dl_overall_csv"), overall_csv([metrics_a, metrics_b]), "overall.csv", "text/csv",
+    e2.download_button(t("dl_overall_csv"), partial(overall_csv, [metrics_a, metrics_b]), "overall.csv", "text/csv",
                        key=f"{page}_dl_overall")
-    schedules = {f"{label}_{m.policy}": run_json(s, m) for label, (s, m) in zip("AB", runs)}
-    e3.download_button(t("dl_schedule_json"), json.dumps(schedules), "schedule.json", "application/json",
+    e3.download_button(t("dl_schedule_json"), partial(_schedules_json, runs), "schedule.json", "application/json",
                        key=f"{page}_dl_schedule")
-    e4.download_button(t("dl_chrome"), json.dumps(chrome_trace([schedule_a, schedule_b])), "schedule.trace.json",
+    e4.download_button(t("dl_chrome"), partial(_chrome_json, [schedule_a, schedule_b]), "schedule.trace.json",
                        "application/json", key=f"{page}_dl_chrome", help=t("dl_chrome_help"))
     _prometheus_downloads(runs, page)
+
+
+def _schedules_json(runs: list[tuple[Schedule, Metrics]]) -> str:
+    return json.dumps({f"{label}_{m.policy}": run_json(s, m) for label, (s, m) in zip("AB", runs)})
+
+
+def _chrome_json(schedules: list[Schedule]) -> str:
+    return json.dumps(chrome_trace(schedules))
 
 
 def _prometheus_downloads(runs: list[tuple[Schedule, Metrics]], page: str) -> None:
@@ -84,6 +92,6 @@ def _prometheus_downloads(runs: list[tuple[Schedule, Metrics]], page: str) -> No
         seconds = 0.001
         p1.caption(t("dl_prom_ms"))
     for column, label, (schedule, metrics) in zip((p2, p3), "AB", runs):
-        column.download_button(t("dl_prometheus", label=label), prometheus_text(schedule, metrics, seconds),
+        column.download_button(t("dl_prometheus", label=label), partial(prometheus_text, schedule, metrics, seconds),
                                f"metrics-{label}.prom", "text/plain", key=f"{page}_dl_prom_{label}",
                                help=t("dl_prometheus_help"))
