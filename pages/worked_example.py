@@ -1,67 +1,75 @@
-"""Worked example: the seed's trace under static and continuous batching, revealed tick by tick."""
+"""Worked example: the seed's trace under static and continuous batching, told tick by tick from time 0."""
 import streamlit as st
 
 from sim.config import Config, Policy
-from sim.explain import tick_facts
 from sim.trace import SEED_BUDGET
-from ui import lab_state
+from ui import lab_state, story
 from ui.boot import through_app
 from ui.charts import budget_chart, gantt
 from ui.i18n import t
-from ui.narration import sentence
 from ui.runs import run, seed_trace
-from ui.tables import overall_table, request_table
 
 through_app()
 
 POLICIES = ("static", "continuous")
-SEED_FIGURES = ("makespan", "throughput", "padding_waste", "utilization", "ttft_p50", "e2e_p50")
 
 st.title(t("ex_title"))
 st.markdown(t("ex_intro"))
 
 trace = seed_trace()
 config = Config(SEED_BUDGET)
-runs = {policy: run(trace, config, policy) for policy in POLICIES}
-x_max = max(schedule.makespan for schedule, _ in runs.values())
-
-if "ex_tick" not in st.session_state:
-    st.session_state["ex_tick"] = x_max
-
-
-def _step(delta: int) -> None:
-    st.session_state["ex_tick"] = min(x_max, max(0, st.session_state["ex_tick"] + delta))
+runs = [story.Run(policy, *run(trace, config, policy)) for policy in POLICIES]
+end = max(r.end for r in runs)
+story.init()
+playing = (st.session_state[story.PLAYING], st.session_state[story.SPEED])
 
 
-back, slider, forward, reset = st.columns([1, 8, 1, 2], vertical_alignment="bottom")
-back.button("◀", on_click=_step, args=(-1,), help=t("ex_back"), key="ex_back")
-slider.slider(t("ex_slider"), 0, int(x_max), key="ex_tick", help=t("ex_slider_help"))
-forward.button("▶", on_click=_step, args=(1,), help=t("ex_forward"), key="ex_forward")
-reset.button(t("ex_show_all"), on_click=_step, args=(x_max,), key="ex_all")
-now = st.session_state["ex_tick"]
+@st.fragment(run_every=1 / playing[1] if playing[0] else None)
+def show(registered: tuple[bool, float]) -> None:
+    """The story at the clock's time; while playing it reruns itself (only this fragment) once a tick."""
+    if (st.session_state[story.PLAYING], st.session_state[story.SPEED]) != registered:
+        st.rerun()  # the play started, stopped or changed speed: the whole page sets the fragment's timer again
+    if story.advance(end):
+        st.rerun()
+    first, back, play, forward, speed = st.columns([1, 1, 3, 1, 6], vertical_alignment="bottom")
+    first.button("⇤", on_click=story.step, args=(-end, end), help=t("ex_start"), key="ex_first")
+    back.button("◀", on_click=story.step, args=(-1, end), help=t("ex_back"), key="ex_back")
+    play.button(t("ex_pause") if st.session_state[story.PLAYING] else t("ex_play"), type="primary",
+                on_click=story.toggle_play, args=(end,), help=t("ex_play_help"), key="ex_play",
+                width="stretch")
+    forward.button("▶", on_click=story.step, args=(1, end), help=t("ex_forward"), key="ex_forward")
+    speed.select_slider(t("ex_speed"), story.SPEEDS, key=story.SPEED, format_func=lambda s: f"{s:g}")
+    now = st.session_state[story.TICK]
+    if st.session_state[story.PLAYING]:
+        st.progress(now / end, text=t("ex_playing_at", tick=now, end=end))
+    else:
+        story.clock_value()
+        st.slider(t("ex_slider"), 0, end, key=story.CLOCK, on_change=story.moved_clock, help=t("ex_slider_help"))
 
-charts, tables = st.columns([3, 2])
-with charts:
-    for policy, (schedule, _) in runs.items():
-        st.plotly_chart(gantt(schedule, t(f"policy_{policy}"), x_max=x_max, reveal=now), key=f"ex_gantt_{policy}")
-        st.plotly_chart(budget_chart(schedule, t("budget_title", policy=t(f"policy_{policy}")), x_max=x_max,
-                                     reveal=now), key=f"ex_budget_{policy}")
-with tables:
-    metrics = [m for _, m in runs.values()]
-    st.subheader(t("ex_overall"))
-    titles = [t(f"policy_{policy}") for policy in POLICIES]
-    st.dataframe(overall_table(*metrics, titles, names=SEED_FIGURES).iloc[:, :4], hide_index=True, key="ex_overall")
-    st.info(t("ex_takeaway"))
-    if st.button(t("ex_open_lab"), type="primary", key="ex_open", on_click=lab_state.load,
-                 args=(trace, config, *map(Policy.named, POLICIES))):
-        st.switch_page("pages/trace_lab.py")
-st.subheader(t("ex_per_request"))
-st.dataframe(request_table(metrics, titles), hide_index=True, key="ex_requests")
+    # Side by side, so that both pictures at the same time and their latest sentences fit on one screen.
+    for column, r in zip(st.columns(2), runs):
+        title = t(f"policy_{r.policy}")
+        column.plotly_chart(gantt(r.schedule, title, x_max=end, reveal=now), key=f"ex_gantt_{r.policy}")
+        column.markdown(t("ex_narration", tick=now))
+        earlier, recent = story.narration(r, now)
+        if earlier:
+            column.expander(t("ex_earlier")).markdown(earlier)
+        column.markdown(recent)
+    for column, r in zip(st.columns(2), runs):
+        title = t("budget_title", policy=t(f"policy_{r.policy}"))
+        column.plotly_chart(budget_chart(r.schedule, title, x_max=end, reveal=now), key=f"ex_budget_{r.policy}")
 
-st.subheader(t("ex_narration", tick=now))
-columns = st.columns(2)
-for column, (policy, (schedule, _)) in zip(columns, runs.items()):
-    with column:
-        st.markdown(f"**{t(f'policy_{policy}')}**")
-        lines = [sentence(tick_facts(schedule, tick)) for tick in range(min(now, int(schedule.makespan)))]
-        st.markdown("\n".join(f"- {line}" for line in lines) if lines else t("ex_narration_empty"))
+    overall, summary = st.columns([3, 2])
+    overall.subheader(t("ex_overall"))
+    overall.dataframe(story.overall_table(runs, now), hide_index=True, key="ex_overall")
+    with summary:
+        st.info(t("ex_takeaway") if now >= end else t("ex_takeaway_pending"))
+        if st.button(t("ex_open_lab"), key="ex_open", on_click=lab_state.load,
+                     args=(trace, config, *map(Policy.named, POLICIES))):
+            st.switch_page("pages/trace_lab.py")
+    st.subheader(t("ex_per_request"))
+    st.caption(t("ex_legend", pending=story.PENDING))
+    st.dataframe(story.request_table(runs, now), hide_index=True, key="ex_requests")
+
+
+show(playing)

@@ -48,36 +48,53 @@ def test_every_page_renders(page, lang):
 
 def test_language_switch_in_the_sidebar():
     at = open_page("pages/worked_example.py")
+    at.slider(key="ex_clock").set_value(4).run()
     at.sidebar.radio[0].set_value("zh").run()
     assert at.title[0].value == "示例推演"
     assert any("t=3：A decode 1 个 token；C 被接纳并 prefill 3 个 token" in m.value for m in at.markdown)
 
 
-def test_worked_example_shows_the_seed_figures():
+def test_worked_example_starts_at_time_0_and_ends_with_the_seed_figures():
     at = open_page("pages/worked_example.py")
+    assert at.slider(key="ex_clock").value == 0
     overall = at.dataframe[0].value.set_index("metric")
-    assert list(overall.loc["makespan"].iloc[:2]) == [11, 8]
-    assert list(overall.loc["padding waste"].iloc[:2]) == [5, 0]
-    assert list(overall.loc["throughput (tokens/tick)"].iloc[:2]) == [1.0, 1.375]
+    assert set(overall.to_numpy().ravel()) == {"…"}  # nothing is known at time 0
+    at.slider(key="ex_clock").set_value(11).run()
+    overall = at.dataframe[0].value.set_index("metric")
+    assert list(overall.loc["makespan (ticks)"]) == ["11", "8"]
+    assert list(overall.loc["padding waste (token-work)"]) == ["5", "0"]
+    assert list(overall.loc["throughput (tokens a tick)"]) == ["1", "1.375"]
     requests = at.dataframe[1].value.set_index("request")
-    assert requests.loc["C", "TTFT · Static batching"] == 5 and requests.loc["C", "TTFT · Continuous batching"] == 2
+    assert requests.loc["C", "TTFT A"] == "5" and requests.loc["C", "TTFT B"] == "2"
     narration = [m.value for m in at.markdown if "t=3:" in m.value]
-    assert any("t=3: A decodes 1 token; C is admitted and prefills 3 tokens; 4 of 8 budget idle" in m
-               for m in narration)
+    assert any("t=3: A decodes 1 token; C is admitted and prefills 3 tokens at once: continuous batching admits "
+               "at every iteration, into the budget the decoders leave; 4 of 8 budget idle" in m for m in narration)
 
 
 def test_worked_example_steps_back_and_forth():
     at = open_page("pages/worked_example.py")
-    assert at.slider[0].value == 11
     at.button(key="ex_back").click().run()
-    assert at.slider[0].value == 10
-    at.slider[0].set_value(3).run()
+    assert at.slider(key="ex_clock").value == 0  # not before time 0
+    at.slider(key="ex_clock").set_value(3).run()
     gantt = next(f for f in map(lambda i: figure(at, i), range(len(at.get("plotly_chart"))))
                  if f["layout"]["title"]["text"] == "Continuous batching")
     bars = [(b, x) for trace in gantt["data"] if trace["type"] == "bar" for b, x in zip(trace["base"], trace["x"])]
     assert bars and all(b + x <= 3 for b, x in bars)  # nothing drawn from tick 3 on
     at.button(key="ex_forward").click().run()
-    assert at.slider[0].value == 4
+    assert at.slider(key="ex_clock").value == 4
+    at.button(key="ex_first").click().run()
+    assert at.slider(key="ex_clock").value == 0
+
+
+def test_worked_example_plays_from_the_clock_and_a_step_pauses():
+    at = open_page("pages/worked_example.py")
+    at.button(key="ex_play").click().run()  # playing: each run of the story moves one tick on
+    assert at.session_state["ex_playing"] and at.session_state["ex_tick"] == 1
+    assert not at.get("slider") and "Time 1 of 11" in at.get("progress")[0].proto.text  # no slider while playing
+    assert at.button(key="ex_play").label == "⏸ Pause"
+    at.button(key="ex_forward").click().run()
+    assert not at.session_state["ex_playing"] and at.slider(key="ex_clock").value == 2
+    assert at.button(key="ex_play").label == "▶ Play"
 
 
 def test_worked_example_opens_the_lab_with_its_trace():

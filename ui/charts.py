@@ -112,8 +112,9 @@ def gantt(schedule: Schedule, title: str, x_max: float | None = None, reveal: fl
                                  t(f"hover_event_{kind}")))
     if sampled:
         title += " · " + t("gantt_sampled", shown=len(rows), total=len(schedule.requests))
+    # Every request keeps its row from the start (top to bottom in trace order), even before it has a bar.
     yaxis = {"type": "category", "categoryorder": "array", "categoryarray": list(label.values()),
-             "autorange": "reversed"}
+             "range": [len(label) - 0.5, -0.5]}
     layout = _layout(title, max(180, 60 + 26 * len(requests)) if len(requests) <= 40 else 720, x_max,
                      schedule.unit, yaxis)
     if reveal is not None:

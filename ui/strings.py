@@ -89,13 +89,41 @@ STRINGS = {
     "ex_title": {"en": "Worked example", "zh": "示例推演"},
     "ex_intro": {
         "en": "Requests (arrival, prompt tokens, output tokens): A=(0,4,5), B=(0,2,2), C=(3,3,4); a budget of "
-              "8 token-work a tick. Move the slider or step through the ticks: each chart shows what has "
-              "happened so far, and the narration says what each tick did.",
+              "8 token-work a tick. Press Play, or step through the ticks: each chart and table shows what has "
+              "happened by the time on the clock, and beside the charts each tick's sentence says what it did "
+              "and the rule behind it.",
         "zh": "请求（到达时刻、prompt token 数、输出 token 数）：A=(0,4,5)、B=(0,2,2)、C=(3,3,4)；每 tick 预算 8 个 "
-              "token-work。拖动滑块或逐 tick 前进：图中显示到当前为止发生的事，解说逐 tick 说明发生了什么。"},
-    "ex_slider": {"en": "Show the schedule up to tick", "zh": "显示调度直到 tick"},
-    "ex_slider_help": {"en": "Everything before this tick is drawn; the narration lists each tick so far.",
-                       "zh": "绘制此 tick 之前的全部内容；解说列出到目前为止的每个 tick。"},
+              "token-work。点击播放或逐 tick 前进：图和表显示到当前时刻为止发生的事，图旁的解说逐 tick 说明发生了什么、依据哪条规则。"},
+    "ex_slider": {"en": "Time (ticks)", "zh": "时间（tick）"},
+    "ex_slider_help": {"en": "The clock: at time 3, ticks 0, 1 and 2 have run. Charts, tables and the narration "
+                             "show what has happened by then.",
+                       "zh": "时钟：时间为 3 时，tick 0、1、2 已经运行。图、表和解说显示到此为止发生的事。"},
+    "ex_play": {"en": "▶ Play", "zh": "▶ 播放"},
+    "ex_pause": {"en": "⏸ Pause", "zh": "⏸ 暂停"},
+    "ex_play_help": {"en": "Play the ticks one after another (from the start when the story is over).",
+                     "zh": "逐个 tick 播放（结束后从头开始）。"},
+    "ex_speed": {"en": "Speed (ticks a second)", "zh": "速度（每秒 tick 数）"},
+    "ex_earlier": {"en": "Earlier ticks", "zh": "更早的 tick"},
+    "ex_playing_at": {"en": "Time {tick} of {end} ticks (pause to move the clock by hand)",
+                      "zh": "时间 {tick} / {end} tick（暂停后可手动拖动时钟）"},
+    "ex_start": {"en": "Back to time 0", "zh": "回到时间 0"},
+    "ex_col": {"en": "{metric} {label}", "zh": "{metric} {label}"},
+    "ex_legend": {"en": "Times in ticks. A = static batching, B = continuous batching; {pending} = not known yet "
+                        "at this time.",
+                  "zh": "时间单位为 tick。A = 静态批处理，B = 连续批处理；{pending} = 此刻尚未知道。"},
+    "ex_short_queue_time": {"en": "queue", "zh": "排队"},
+    "ex_short_ttft": {"en": "TTFT", "zh": "TTFT"},
+    "ex_short_tpot": {"en": "TPOT", "zh": "TPOT"},
+    "ex_short_e2e": {"en": "E2E", "zh": "端到端"},
+    "ex_m_makespan": {"en": "makespan (ticks)", "zh": "makespan（tick）"},
+    "ex_m_throughput": {"en": "throughput (tokens a tick)", "zh": "吞吐（每 tick token 数）"},
+    "ex_m_padding_waste": {"en": "padding waste (token-work)", "zh": "padding 浪费（token-work）"},
+    "ex_m_utilization": {"en": "budget used", "zh": "预算利用率"},
+    "ex_m_ttft_p50": {"en": "TTFT p50 (ticks)", "zh": "TTFT p50（tick）"},
+    "ex_m_e2e_p50": {"en": "E2E latency p50 (ticks)", "zh": "端到端延迟 p50（tick）"},
+    "ex_takeaway_pending": {"en": "The summary waits for the end of both runs: press Play, or step forward.",
+                            "zh": "两种策略都运行结束后才显示总结：点击播放，或逐 tick 前进。"},
+    "ex_done": {"en": "t={tick}: every request is done; the run is over.", "zh": "t={tick}：所有请求完成，运行结束。"},
     "ex_back": {"en": "One tick back", "zh": "后退一个 tick"},
     "ex_forward": {"en": "One tick forward", "zh": "前进一个 tick"},
     "ex_show_all": {"en": "Show all", "zh": "全部显示"},
@@ -107,9 +135,20 @@ STRINGS = {
         "zh": "静态：makespan 11，padding 浪费 5（2 个 prompt padding + B 的 3 个空闲 decode 槽位），吞吐 1.0，"
               "C 的 TTFT 为 5。连续：makespan 8，浪费 0，吞吐 1.375，C 的 TTFT 为 2。所有请求的 TPOT 都是 1。"},
     "ex_open_lab": {"en": "Open this trace in the trace lab", "zh": "在 Trace 实验室中打开此 trace"},
-    "ex_narration": {"en": "What happened, tick by tick (up to tick {tick})",
-                     "zh": "逐 tick 解说（直到 tick {tick}）"},
-    "ex_narration_empty": {"en": "Move the slider to start.", "zh": "拖动滑块开始。"},
+    "ex_narration": {"en": "**Time {tick}**: what happened, tick by tick", "zh": "**时间 {tick}**：逐 tick 发生了什么"},
+    "ex_narration_empty": {"en": "Time 0: nothing has run yet. Press Play, or step forward.",
+                           "zh": "时间 0：还没有运行任何 tick。点击播放，或逐 tick 前进。"},
+    "rule_static_wait": {"en": ": a static batch is closed until its longest member finishes",
+                         "zh": "：静态批次在其最长的成员完成之前不接纳新请求"},
+    "rule_static_admit": {"en": ": a new static batch starts only when the previous one is over",
+                          "zh": "：上一个静态批次结束后，新批次才开始"},
+    "rule_static_padding": {"en": ": a static batch keeps a finished member's slot until the whole batch ends",
+                            "zh": "：静态批次中已完成的成员仍占着槽位，直到整个批次结束"},
+    "rule_continuous_finish": {"en": ": its slot is free for the next iteration",
+                               "zh": "：它的槽位在下一轮迭代即可复用"},
+    "rule_continuous_admit": {"en": " at once: continuous batching admits at every iteration, into the budget "
+                                    "the decoders leave",
+                              "zh": "，立即加入：连续批处理每轮迭代都接纳新请求，使用 decode 剩下的预算"},
 
     # Narration of one tick
     "n_tick": {"en": "t={tick}: ", "zh": "t={tick}："},

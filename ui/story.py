@@ -1,0 +1,149 @@
+"""The worked example told as a story: both runs as they stand at a chosen tick, the figures known by then (the
+rest pending), and each tick's sentence with the rule behind it. The page plays it in a fragment that reruns
+itself, so only the story is redrawn each tick."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+import streamlit as st
+
+from sim.explain import tick_facts
+from sim.metrics import Metrics
+from sim.schedule import Schedule
+
+from .i18n import t
+from .narration import sentence
+
+PENDING = "…"  # a figure not known yet at the tick shown
+SPEEDS = (0.5, 1.0, 2.0, 4.0)  # ticks a second while playing
+TICK, PLAYING, SPEED = "ex_tick", "ex_playing", "ex_speed"
+CLOCK = "ex_clock"  # the slider's key: it is drawn only while paused, and then set from the time (TICK)
+PER_REQUEST = ("queue_time", "ttft", "tpot", "e2e")
+OVERALL = ("makespan", "throughput", "padding_waste", "utilization", "ttft_p50", "e2e_p50")
+
+
+@dataclass(frozen=True)
+class Run:
+    """One policy's run of the example: its key (static, continuous), schedule and metrics."""
+    policy: str
+    schedule: Schedule
+    metrics: Metrics
+
+    @property
+    def end(self) -> int:
+        return int(self.schedule.makespan)
+
+
+def init() -> None:
+    """The story starts at tick 0, paused, at one tick a second."""
+    st.session_state.setdefault(TICK, 0)
+    st.session_state.setdefault(PLAYING, False)
+    st.session_state.setdefault(SPEED, 1.0)
+
+
+def step(delta: int, end: int) -> None:
+    """One tick back or forward (or to either end), within 0..end; a step pauses the play."""
+    st.session_state[TICK] = min(end, max(0, st.session_state[TICK] + delta))
+    st.session_state[PLAYING] = False
+
+
+def toggle_play(end: int) -> None:
+    """Play from where the story is (from the start when it is over), or pause it."""
+    playing = not st.session_state[PLAYING]
+    if playing and st.session_state[TICK] >= end:
+        st.session_state[TICK] = 0
+    st.session_state[PLAYING] = playing
+
+
+def advance(end: int) -> bool:
+    """While playing, one tick on; at the end the play stops. True when the play has just stopped."""
+    if not st.session_state[PLAYING]:
+        return False
+    st.session_state[TICK] = min(end, st.session_state[TICK] + 1)
+    if st.session_state[TICK] >= end:
+        st.session_state[PLAYING] = False
+        return True
+    return False
+
+
+def moved_clock() -> None:
+    """The slider's callback: the time the student chose (the play is paused whenever the slider is drawn)."""
+    st.session_state[TICK] = st.session_state[CLOCK]
+
+
+def clock_value() -> int:
+    """Set the slider from the time before it is drawn. While the story plays, the page draws a progress bar
+    instead: a slider whose value the script sets every tick would report older values back from the browser
+    and pull the time back."""
+    st.session_state[CLOCK] = st.session_state[TICK]
+    return st.session_state[TICK]
+
+
+def _figure(value: float | None) -> str:
+    """A figure for reading: at most three decimals (the seed's 1.375), no trailing zeros."""
+    return PENDING if value is None else f"{round(value, 3):g}"
+
+
+def known_at(now: float, request) -> dict[str, float | None]:
+    """A request's latencies as far as they are known at time `now` (ticks before `now` have happened): its
+    queue time once its first tick of work is done, TTFT once its first token is out, TPOT and E2E once it has
+    finished; None where not yet."""
+    started = request.arrival + request.queue_time if request.queue_time is not None else None
+    first = request.arrival + request.ttft if request.ttft is not None else None
+    done = request.completion
+    return {"queue_time": request.queue_time if started is not None and started < now else None,
+            "ttft": request.ttft if first is not None and first <= now else None,
+            "tpot": request.tpot if done is not None and done <= now else None,
+            "e2e": request.e2e if done is not None and done <= now else None}
+
+
+def request_table(runs: list[Run], now: float) -> pd.DataFrame:
+    """Every request from the first tick (its row never moves), its shape, and each latency under A and B as
+    known at `now`, rounded, with its unit; PENDING for what is not known yet."""
+    first = runs[0].metrics.requests
+    table = {t("col_name"): [r.name for r in first], t("col_arrival"): [r.arrival for r in first],
+             t("col_prompt"): [r.prompt for r in first], t("col_output"): [r.output for r in first]}
+    known = [[known_at(now, r) for r in run.metrics.requests] for run in runs]
+    for metric in PER_REQUEST:
+        for label, values in zip("AB", known):
+            table[t("ex_col", metric=t(f"ex_short_{metric}"), label=label)] = [_figure(v[metric]) for v in values]
+    return pd.DataFrame(table)
+
+
+def overall_table(runs: list[Run], now: float) -> pd.DataFrame:
+    """The run's overall figures, each known once its run has ended; A and B side by side."""
+    rows = []
+    for name in OVERALL:
+        row = {t("col_metric"): t(f"ex_m_{name}")}
+        for label, run in zip("AB", runs):
+            value = _overall(run.metrics, name)
+            shown = f"{round(value * 100, 2):g}%" if name == "utilization" else _figure(value)
+            row[f"{label} · {t(f'policy_{run.policy}')}"] = shown if run.end <= now else PENDING
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _overall(m: Metrics, name: str) -> float:
+    if name in ("ttft_p50", "e2e_p50"):
+        return m.percentiles[name.removesuffix("_p50")][50]
+    return getattr(m, name)
+
+
+def sentences(run: Run, now: int) -> list[str]:
+    """The sentence of each tick before `now` (ticks 0..now-1 have happened), with the rule behind it."""
+    told: set[str] = set()  # each rule is said the first time it applies
+    return [sentence(tick_facts(run.schedule, tick), run.policy, told) for tick in range(min(now, run.end))]
+
+
+def narration(run: Run, now: int, recent: int = 4) -> tuple[str, str]:
+    """Markdown lists: the earlier ticks, and the last `recent` ones with the latest highlighted (so that the
+    sentence of the moment sits beside its chart); a prompt to start at time 0."""
+    lines = sentences(run, now)
+    if not lines:
+        return "", t("ex_narration_empty")
+    if now > run.end:
+        lines.append(t("ex_done", tick=run.end))
+    items = [f"- {line}" for line in lines[:-1]] + [f"- :blue-background[**{lines[-1]}**]"]
+    split = max(0, len(items) - recent)
+    return "\n".join(items[:split]), "\n".join(items[split:])
