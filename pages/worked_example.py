@@ -21,35 +21,23 @@ config = Config(SEED_BUDGET)
 runs = [story.Run(policy, *run(trace, config, policy)) for policy in POLICIES]
 end = max(r.end for r in runs)
 story.init()
-playing = (st.session_state[story.PLAYING], st.session_state[story.SPEED])
+first, back, play, forward, speed = st.columns([1, 1, 3, 1, 6], vertical_alignment="bottom")
+first.button("⇤", on_click=story.step, args=(-end, end), help=t("ex_start"), key="ex_first")
+back.button("◀", on_click=story.step, args=(-1, end), help=t("ex_back"), key="ex_back")
+playing = st.session_state[story.PLAYING]
+play.button(t("ex_pause") if playing else t("ex_play"), type="primary", on_click=story.toggle_play, args=(end,),
+            help=t("ex_play_help"), key="ex_play", width="stretch")
+forward.button("▶", on_click=story.step, args=(1, end), help=t("ex_forward"), key="ex_forward")
+speed.select_slider(t("ex_speed"), story.SPEEDS, key=story.SPEED, format_func=lambda s: f"{s:g}")
 
 
-@st.fragment(run_every=1 / playing[1] if playing[0] else None)
-def show(registered: tuple[bool, float]) -> None:
-    """The story at the clock's time; while playing it reruns itself (only this fragment) once a tick."""
-    if (st.session_state[story.PLAYING], st.session_state[story.SPEED]) != registered:
-        st.rerun()  # the play started, stopped or changed speed: the whole page sets the fragment's timer again
-    if story.advance(end):
-        st.rerun()
-    first, back, play, forward, speed = st.columns([1, 1, 3, 1, 6], vertical_alignment="bottom")
-    first.button("⇤", on_click=story.step, args=(-end, end), help=t("ex_start"), key="ex_first")
-    back.button("◀", on_click=story.step, args=(-1, end), help=t("ex_back"), key="ex_back")
-    play.button(t("ex_pause") if st.session_state[story.PLAYING] else t("ex_play"), type="primary",
-                on_click=story.toggle_play, args=(end,), help=t("ex_play_help"), key="ex_play",
-                width="stretch")
-    forward.button("▶", on_click=story.step, args=(1, end), help=t("ex_forward"), key="ex_forward")
-    speed.select_slider(t("ex_speed"), story.SPEEDS, key=story.SPEED, format_func=lambda s: f"{s:g}")
-    now = st.session_state[story.TICK]
-    if st.session_state[story.PLAYING]:
-        st.progress(now / end, text=t("ex_playing_at", tick=now, end=end))
-    else:
-        story.clock_value()
-        st.slider(t("ex_slider"), 0, end, key=story.CLOCK, on_change=story.moved_clock, help=t("ex_slider_help"))
-
+def show(now: int, key: str) -> None:
+    """The story at time `now`: both runs' pictures, their sentences, and the figures known by then. `key` tells
+    one drawing of the elements from the next while playing."""
     # Side by side, so that both pictures at the same time and their latest sentences fit on one screen.
     for column, r in zip(st.columns(2), runs):
         title = t(f"policy_{r.policy}")
-        column.plotly_chart(gantt(r.schedule, title, x_max=end, reveal=now), key=f"ex_gantt_{r.policy}")
+        column.plotly_chart(gantt(r.schedule, title, x_max=end, reveal=now), key=f"ex_gantt_{r.policy}{key}")
         column.markdown(t("ex_narration", tick=now))
         earlier, recent = story.narration(r, now)
         if earlier:
@@ -57,19 +45,30 @@ def show(registered: tuple[bool, float]) -> None:
         column.markdown(recent)
     for column, r in zip(st.columns(2), runs):
         title = t("budget_title", policy=t(f"policy_{r.policy}"))
-        column.plotly_chart(budget_chart(r.schedule, title, x_max=end, reveal=now), key=f"ex_budget_{r.policy}")
-
+        column.plotly_chart(budget_chart(r.schedule, title, x_max=end, reveal=now),
+                            key=f"ex_budget_{r.policy}{key}")
     overall, summary = st.columns([3, 2])
     overall.subheader(t("ex_overall"))
-    overall.dataframe(story.overall_table(runs, now), hide_index=True, key="ex_overall")
-    with summary:
-        st.info(t("ex_takeaway") if now >= end else t("ex_takeaway_pending"))
-        if st.button(t("ex_open_lab"), key="ex_open", on_click=lab_state.load,
-                     args=(trace, config, *map(Policy.named, POLICIES))):
-            st.switch_page("pages/trace_lab.py")
+    overall.dataframe(story.overall_table(runs, now), hide_index=True, key=f"ex_overall{key}")
+    summary.info(t("ex_takeaway") if now >= end else t("ex_takeaway_pending"))
     st.subheader(t("ex_per_request"))
     st.caption(t("ex_legend", pending=story.PENDING))
-    st.dataframe(story.request_table(runs, now), hide_index=True, key="ex_requests")
+    st.dataframe(story.request_table(runs, now), hide_index=True, key=f"ex_requests{key}")
 
 
-show(playing)
+if st.session_state[story.PLAYING]:
+    # Playing is one long run of the page: it draws each tick in place and sleeps until the next. Any click
+    # (Pause, a step, the speed) ends this run and starts the page again with that click.
+    clock, story_box = st.empty(), st.empty()
+    for now in story.playing(end):
+        clock.progress(now / end, text=t("ex_playing_at", tick=now, end=end))
+        with story_box.container():
+            show(now, f"_{now}")
+    st.rerun()  # the end: the page again, paused, with its Play button and slider
+else:
+    story.clock_value()
+    st.slider(t("ex_slider"), 0, end, key=story.CLOCK, on_change=story.moved_clock, help=t("ex_slider_help"))
+    show(st.session_state[story.TICK], "")
+    if st.button(t("ex_open_lab"), key="ex_open", on_click=lab_state.load,
+                 args=(trace, config, *map(Policy.named, POLICIES))):
+        st.switch_page("pages/trace_lab.py")

@@ -67,18 +67,25 @@ def test_the_narration_highlights_the_latest_tick_and_folds_all_but_the_last_fou
         "- :blue-background[**t=8: every request is done; the run is over.**]"]
 
 
-def test_play_moves_a_tick_a_run_and_stops_at_the_end(monkeypatch):
-    state = {}
+def test_a_play_shows_each_time_to_the_end_at_its_speed_then_stops(monkeypatch):
+    state, slept = {}, []
     monkeypatch.setattr(story.st, "session_state", state)
     story.init()
     assert state == {story.TICK: 0, story.PLAYING: False, story.SPEED: 1.0}
-    assert not story.advance(11) and state[story.TICK] == 0  # paused: nothing moves
-    story.toggle_play(11)
-    assert [story.advance(11) for _ in range(11)] == [False] * 10 + [True]
+    state[story.TICK], state[story.SPEED] = 8, 4.0
+    story.play(11)
+    assert list(story.playing(11, slept.append)) == [8, 9, 10, 11] and slept == [0.25] * 3
     assert state[story.TICK] == 11 and not state[story.PLAYING]
-    story.toggle_play(11)  # Play at the end starts again from time 0
+    story.play(11)  # Play at the end starts again from time 0
     assert state[story.TICK] == 0 and state[story.PLAYING]
-    story.step(5, 11)  # a step pauses
-    assert state[story.TICK] == 5 and not state[story.PLAYING]
-    story.step(-20, 11)
-    assert state[story.TICK] == 0
+    shown = story.playing(11, slept.append)
+    assert [next(shown), next(shown)] == [0, 1]  # a click ends the page's run here: the time stays at 1
+    assert state[story.TICK] == 1
+    story.pause()
+    story.pause()  # twice is still paused
+    assert not state[story.PLAYING]
+    story.step(5, 11)
+    assert state[story.TICK] == 6
+    story.play(11)
+    story.step(-20, 11)  # a step pauses
+    assert state[story.TICK] == 0 and not state[story.PLAYING]

@@ -1,8 +1,11 @@
 """The worked example told as a story: both runs as they stand at a chosen tick, the figures known by then (the
-rest pending), and each tick's sentence with the rule behind it. The page plays it in a fragment that reruns
-itself, so only the story is redrawn each tick."""
+rest pending), and each tick's sentence with the rule behind it. The page plays it in one long run that draws
+each tick in place and sleeps until the next; any click (Pause, a step, the speed) ends that run. (A fragment
+rerunning itself on a timer lost clicks: a click that met a timer's rerun could be counted twice or dropped.)"""
 from __future__ import annotations
 
+import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import pandas as pd
@@ -48,23 +51,34 @@ def step(delta: int, end: int) -> None:
     st.session_state[PLAYING] = False
 
 
-def toggle_play(end: int) -> None:
-    """Play from where the story is (from the start when it is over), or pause it."""
-    playing = not st.session_state[PLAYING]
-    if playing and st.session_state[TICK] >= end:
-        st.session_state[TICK] = 0
-    st.session_state[PLAYING] = playing
-
-
-def advance(end: int) -> bool:
-    """While playing, one tick on; at the end the play stops. True when the play has just stopped."""
-    if not st.session_state[PLAYING]:
-        return False
-    st.session_state[TICK] = min(end, st.session_state[TICK] + 1)
+def play(end: int) -> None:
+    """Play from where the story is (from the start when it is over)."""
     if st.session_state[TICK] >= end:
-        st.session_state[PLAYING] = False
-        return True
-    return False
+        st.session_state[TICK] = 0
+    st.session_state[PLAYING] = True
+
+
+def toggle_play(end: int) -> None:
+    """The Play / Pause button (one button, so that it keeps its place while a play's long run draws)."""
+    if st.session_state[PLAYING]:
+        pause()
+    else:
+        play(end)
+
+
+def pause() -> None:
+    st.session_state[PLAYING] = False
+
+
+def playing(end: int, sleep: Callable[[float], None] = time.sleep) -> Iterator[int]:
+    """The times a play shows, from the current one to the end, 1/speed seconds apart; then the play stops.
+    The time is kept in the session as it goes: a click that ends the page's run leaves it where it was seen."""
+    while (now := st.session_state[TICK]) < end:
+        yield now
+        sleep(1 / st.session_state[SPEED])
+        st.session_state[TICK] = now + 1
+    yield end
+    pause()
 
 
 def moved_clock() -> None:
