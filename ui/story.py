@@ -1,7 +1,7 @@
 """The worked example told as a story: both runs as they stand at a chosen tick, the figures known by then (the
 rest pending), and each tick's sentence with the rule behind it. The page plays it in one long run that draws
 each tick in place and sleeps until the next; any click (Pause, a step, the speed) ends that run. (A fragment
-rerunning itself on a timer lost clicks: a click that met a timer's rerun could be counted twice or dropped.)"""
+rerunning itself on a timer lost clicks: Pause was at times ignored, or left the play stuck.)"""
 from __future__ import annotations
 
 import time
