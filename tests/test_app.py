@@ -46,6 +46,12 @@ def test_every_page_renders(page, lang):
                                         "pages/metrics_guide.py": "指标指南"}}[lang][page]
 
 
+def test_home_links_every_other_page():
+    at = open_page("pages/home.py")
+    linked = {Path(link.proto.page).stem for link in at.get("page_link")}  # the page's URL name
+    assert linked == {path.stem for path in (Path(APP).parent / "pages").glob("*.py")} - {"home"}
+
+
 def test_language_switch_in_the_sidebar():
     at = open_page("pages/worked_example.py")
     at.slider(key="ex_clock").set_value(4).run()

@@ -73,15 +73,18 @@ STRINGS = {
         "en": "Continuous batching admits C at tick 3, in the same tick as A's decode and in B's freed slot, "
               "so C's first token comes 3 ticks sooner and the trace is done at tick 8 instead of 11. The "
               "teaching model counts every prompt or decode token as one unit of work; real prefill and decode "
-              "costs differ, so the 37.5% here is about scheduling, not GPU speed.",
+              "costs differ, so the 37.5% more tokens a tick here (1.375 against 1.0) is about scheduling, not GPU "
+              "speed.",
         "zh": "连续批处理在 tick 3 就接纳了 C：与 A 的 decode 同一 tick，并复用 B 释放的槽位，于是 C 的首 token "
               "提前 3 个 tick，整条 trace 在 tick 8 而不是 11 完成。教学模型把每个 prompt 或 decode token 都算作"
-              "一个单位的工作；真实的 prefill 与 decode 成本不同，所以这里的 37.5% 说明的是调度，而不是 GPU 速度。"},
+              "一个单位的工作；真实的 prefill 与 decode 成本不同，所以这里每 tick 多出的 37.5% token（1.375 对 1.0）说明的是调度，而不是 GPU 速度。"},
     "home_pages": {"en": "Pages", "zh": "页面"},
     "home_link_worked_example": {"en": "Worked example: the seed's trace revealed tick by tick, with narration",
                                  "zh": "示例推演：逐 tick 展开设计文档的 trace，并附文字解说"},
     "home_link_trace_lab": {"en": "Trace lab: edit, generate or upload a trace and compare two policies",
                             "zh": "Trace 实验室：编辑、生成或上传 trace，对比两种策略"},
+    "home_link_capacity_lab": {"en": "Capacity lab: how much load before each policy breaks its SLOs (goodput and knees)",
+                               "zh": "容量实验：负载多大时各策略开始违反 SLO（goodput 与拐点）"},
     "home_link_metrics_guide": {"en": "Metrics guide: queue time, TTFT, TPOT, throughput, goodput and more",
                                 "zh": "指标指南：排队时间、TTFT、TPOT、吞吐、goodput 等"},
 
