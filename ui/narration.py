@@ -29,10 +29,8 @@ def sentence(facts: TickFacts, batching: str | None = None, told: set[str] | Non
     admitted = {name for name, _ in facts.admitted}
     arrived_only = [n for n in facts.arrived if n not in admitted]
     busy = bool(facts.decoding or facts.padding or facts.prefilling or facts.finishing)
-    rule = {"static": {"finish": False, "admit": facts.tick > 0, "padding": True, "wait": busy},
-            "continuous": {"finish": True, "admit": bool(facts.decoding), "padding": False, "wait": False},
-            }.get(batching, {})
-
+    rule = {"static": {"admit": facts.tick > 0, "padding": True, "wait": busy},  # the rules that apply now
+            "continuous": {"finish": True, "admit": bool(facts.decoding)}}.get(batching, {})
     told = set() if told is None else told
 
     def said(key: str, text: str) -> str:

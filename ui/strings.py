@@ -129,7 +129,6 @@ STRINGS = {
     "ex_done": {"en": "t={tick}: every request is done; the run is over.", "zh": "t={tick}：所有请求完成，运行结束。"},
     "ex_back": {"en": "One tick back", "zh": "后退一个 tick"},
     "ex_forward": {"en": "One tick forward", "zh": "前进一个 tick"},
-    "ex_show_all": {"en": "Show all", "zh": "全部显示"},
     "ex_overall": {"en": "Overall", "zh": "整体指标"},
     "ex_per_request": {"en": "Per request", "zh": "逐请求指标"},
     "ex_takeaway": {
