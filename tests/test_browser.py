@@ -479,6 +479,7 @@ def test_the_real_model_streams_stops_and_runs_again(open_page):
     expect(page.get_by_text("Running policy A on the model…")).to_be_visible()
     streamed = page.get_by_test_id("stMain").locator("pre").first
     expect(streamed).not_to_be_empty()  # the first request's text arrives while the run goes
+    expect(page.get_by_text(re.compile(r"^\S+, as it is generated:$")).first).to_be_visible()  # under its name
     page.get_by_test_id("stMainBlockContainer").get_by_role("button", name="Stop").click()
     expect(page.get_by_text("Press", exact=False).first).to_be_visible()
     wait_idle(page)

@@ -22,6 +22,7 @@ from sim.trace import Trace
 
 from .i18n import t
 from .tables import metric_label
+from .text import md_escape
 
 STREAMED = 6  # requests whose text streams on the page while a run goes
 REDRAW = 0.25  # seconds between two redraws of a run's progress and text: as fast as anyone reads, and every
@@ -89,7 +90,9 @@ def run_both(model: GPT, trace: Trace, prompts: list[bytes], config: Config, pol
                     for i, box in enumerate(boxes):
                         if len(texts[i]) != drawn[i]:  # only the boxes whose text grew
                             drawn[i] = len(texts[i])
-                            box.code(texts[i].decode("utf-8", errors="replace") or "…", language=None)
+                            with box.container():  # the text under its request's name
+                                st.caption(t("rm_streaming", name=md_escape(trace.requests[i].name)))
+                                st.code(texts[i].decode("utf-8", errors="replace") or "…", language=None)
 
             results.append(run(model, trace, prompts, config, policy, arrival_unit, on_step=on_step))
             bar.empty()

@@ -601,6 +601,7 @@ STRINGS = {
     "rm_stop": {"en": "Stop", "zh": "停止"},
     "rm_stop_help": {"en": "Stops the run (its partial results are dropped).", "zh": "停止运行（丢弃未完成的结果）。"},
     "rm_waiting": {"en": "Waiting for the model: another run is using it…", "zh": "等待模型：另一个运行正在使用它…"},
+    "rm_streaming": {"en": "{name}, as it is generated:", "zh": "{name}（生成中）："},
     "rm_running": {"en": "Running policy {label} on the model…", "zh": "正在模型上运行策略 {label}…"},
     "rm_cannot_run": {"en": "This cannot run: {reason}", "zh": "无法运行：{reason}"},
     "rm_press_run": {"en": "Press Run to serve these requests with the model under A and B.", "zh": "按“运行”，用模型在 A 和 B 下服务这些请求。"},
