@@ -1,0 +1,88 @@
+"""Every text in both languages: each entry has English and Chinese with the same fields, every key the code
+asks for exists, and so do the keys it builds (a phase, a problem code, a metric, a policy): a missing one
+would otherwise fail only when its page draws it, in the one language that lacks it."""
+import ast
+import re
+import string
+from pathlib import Path
+
+import pytest
+
+from sim.schedule import PHASES
+from ui import story
+from ui.charts import EVENT_MARKERS
+from ui.strings import STRINGS
+from ui.tables import EXTRA, OVERALL, PER_REQUEST
+
+ROOT = Path(__file__).resolve().parents[1]
+CODE = [*sorted((ROOT / "ui").glob("*.py")), *sorted((ROOT / "pages").glob("*.py")), ROOT / "classroom.py"]
+SIM = sorted((ROOT / "sim").glob("*.py")) + sorted((ROOT / "gpu_demo").glob("*.py"))
+
+
+def fields(text: str) -> set[str] | None:
+    """The str.format fields of a text; None for a text that is never formatted (a LaTeX formula's braces)."""
+    try:
+        return {name for _, name, _, _ in string.Formatter().parse(text) if name}
+    except ValueError:
+        return None
+
+
+def calls_of_t(path: Path):
+    """Every t(...) call's first argument in a source file."""
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "t" and node.args:
+            yield node.args[0]
+
+
+def test_each_text_has_both_languages_with_the_same_fields():
+    assert len(STRINGS) > 400
+    assert [key for key, entry in STRINGS.items() if set(entry) != {"en", "zh"} or not entry["en"].strip()
+            or not entry["zh"].strip() or fields(entry["en"]) != fields(entry["zh"])] == []
+
+
+def test_every_key_the_code_names_exists():
+    named = {(path.name, arg.value) for path in CODE for arg in calls_of_t(path)
+             if isinstance(arg, ast.Constant)}
+    assert len(named) > 200
+    assert {key for _, key in named} - STRINGS.keys() == set(), sorted(k for k in named if k[1] not in STRINGS)
+
+
+def test_every_built_key_has_a_family():
+    """A key built as t(f"prefix_{...}") has at least one text of that prefix (the families below check each
+    member where the code lists the members)."""
+    prefixes = set()
+    for path in CODE:
+        for arg in calls_of_t(path):
+            if isinstance(arg, ast.JoinedStr) and isinstance(arg.values[0], ast.Constant):
+                prefixes.add(arg.values[0].value)
+    assert len(prefixes) > 30
+    assert [p for p in sorted(prefixes) if not any(key.startswith(p) for key in STRINGS)] == []
+
+
+FAMILIES = {
+    "phase": PHASES,
+    "event": EVENT_MARKERS,
+    "hover_event": EVENT_MARKERS,
+    "m": (*OVERALL, *EXTRA, *PER_REQUEST),
+    "policy": ("static", "continuous"),
+    "unit": ("tick", "ms"),
+    "per": ("tick", "ms"),
+    "wc_unit": ("tick", "ms"),
+    "reason": ("finished", "cancelled", "rejected"),
+    "ex_short": story.PER_REQUEST,
+    "ex_m": story.OVERALL,
+    "rule": ("static_admit", "static_padding", "static_wait", "continuous_finish", "continuous_admit"),
+}
+
+
+@pytest.mark.parametrize("family", sorted(FAMILIES))
+def test_each_member_of_a_built_family_has_its_text(family):
+    assert [m for m in FAMILIES[family] if f"{family}_{m}" not in STRINGS] == []
+
+
+def test_every_problem_code_the_validators_raise_has_its_text():
+    codes = set()
+    for path in SIM + CODE:
+        codes |= set(re.findall(r'Problem\(\s*"([a-z_]+)"', path.read_text()))
+    assert {"no_rows", "empty", "missing_column", "no_prompt"} <= codes
+    assert sorted(code for code in codes if f"prob_{code}" not in STRINGS) == []
