@@ -1,6 +1,7 @@
 """Helpers the benchmark scripts share: medians of timed runs, the seed reference, subprocess timing."""
 from __future__ import annotations
 
+import argparse
 import importlib.util
 import os
 import statistics
@@ -45,3 +46,20 @@ def seed_reference():
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def class_arguments(sessions: int, gap: float, rounds: int, goal: float, goal_help: str,
+                    paced: str = "") -> argparse.ArgumentParser:
+    """The options of a load benchmark that plays a class: how many sessions, the warm-up, how they are paced
+    (`paced` prefixes the pacing options' help, where they apply to one mode only) and the goal."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--sessions", type=int, default=sessions)
+    parser.add_argument("--warmup", type=int, default=1, help="sessions run alone first, left out (server imports, "
+                        "model loading, first sweep)")
+    parser.add_argument("--gap", type=float, default=gap, help=f"{paced}seconds between two sessions opening their "
+                        "link")
+    parser.add_argument("--think", type=float, default=7.0, help=f"{paced}mean seconds a student reads a page before "
+                        "the next click (exponential, as TPC-W's 7 s)")
+    parser.add_argument("--rounds", type=int, default=rounds, help="walks through every page per session")
+    parser.add_argument("--goal", type=float, default=goal, help=goal_help)
+    return parser

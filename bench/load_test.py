@@ -18,23 +18,14 @@ and are left out (the server's first imports, the model's loading, the first swe
 runs take turns by design, so a real-model run is not a page load and is not timed.
 Usage: python bench/load_test.py [--sessions N] [--warmup N] [--gap S] [--think S] [--rounds N]
 """
-import argparse
 import sys
 
-from common import ROOT  # noqa: F401  (puts the project on sys.path)
+from common import class_arguments  # (puts the project on sys.path)
 
 from tests.browser_kit import CHROMIUM, streamlit_server
 from tests.classroom_load import Pace, drive
 
-parser = argparse.ArgumentParser()
-parser.add_argument("--sessions", type=int, default=8)
-parser.add_argument("--warmup", type=int, default=1, help="sessions run alone first, left out (server imports, "
-                    "model loading, first sweep)")
-parser.add_argument("--gap", type=float, default=3.0, help="seconds between two sessions opening their link")
-parser.add_argument("--think", type=float, default=7.0, help="mean seconds a student reads a page before the "
-                    "next click (exponential, as TPC-W's 7 s)")
-parser.add_argument("--rounds", type=int, default=2, help="walks through every page per session")
-parser.add_argument("--goal", type=float, default=10.0, help="seconds the slowest page load should stay under")
+parser = class_arguments(8, 3.0, 2, 10.0, "seconds the slowest page load should stay under")
 args = parser.parse_args()
 
 if not CHROMIUM.exists():

@@ -18,26 +18,17 @@ requests, or lost its trace.
 Usage: python bench/protocol_load.py [--sessions N] [--mode rush|paced|both] [--warmup N] [--gap S] [--think S]
        [--rounds N] [--goal S]
 """
-import argparse
 import sys
 import time
 
-from common import ROOT  # noqa: F401  (puts the project on sys.path)
+from common import class_arguments  # (puts the project on sys.path)
 
 from tests.browser_kit import streamlit_server
 from tests.classroom_load import Pace
 from tests.protocol_load import drive
 
-parser = argparse.ArgumentParser()
-parser.add_argument("--sessions", type=int, default=40)
+parser = class_arguments(40, 0.5, 3, 2.0, "seconds every page's p95 should stay under", paced="paced: ")
 parser.add_argument("--mode", choices=("rush", "paced", "both"), default="both")
-parser.add_argument("--warmup", type=int, default=1, help="sessions run alone first, left out (server imports, "
-                    "model loading, first sweep)")
-parser.add_argument("--gap", type=float, default=0.5, help="paced: seconds between two sessions opening their link")
-parser.add_argument("--think", type=float, default=7.0, help="paced: mean seconds a student reads a page before "
-                    "the next click (exponential, as TPC-W's 7 s)")
-parser.add_argument("--rounds", type=int, default=3, help="walks through every page per session")
-parser.add_argument("--goal", type=float, default=2.0, help="seconds every page's p95 should stay under")
 args = parser.parse_args()
 
 paces = {"rush": Pace(rounds=args.rounds), "paced": Pace(args.gap, args.think, args.rounds)}

@@ -86,12 +86,11 @@ def moved_clock() -> None:
     st.session_state[TICK] = st.session_state[CLOCK]
 
 
-def clock_value() -> int:
+def clock_value() -> None:
     """Set the slider from the time before it is drawn. While the story plays, the page draws a progress bar
     instead: a slider whose value the script sets every tick would report older values back from the browser
     and pull the time back."""
     st.session_state[CLOCK] = st.session_state[TICK]
-    return st.session_state[TICK]
 
 
 def _figure(value: float | None) -> str:
