@@ -4,7 +4,6 @@ from functools import partial
 import streamlit as st
 
 from sim.config import SLO
-from sim.generate import Uniform, generate
 from sim.sweep import MAX_POINTS, SweepError, knees, parse_values, sweep_csv
 from sim.trace import TraceError, validate, write_csv
 from ui import capacity, lab_state
@@ -16,27 +15,14 @@ from ui.problems import problem_table
 from ui.text import md_escape
 from ui.trace_sources import generator_tab, show_source_error, upload_tab
 
-# Defaults of each swept parameter: low, high, points.
-RANGES = {"rate": (0.25, 4.0, 16), "token_budget": (4, 64, 16), "max_seqs": (1, 32, 16), "chunk_size": (1, 16, 16),
-          "kv_blocks": (8, 128, 16)}
-
 through_app()
 lab_state.init()
+capacity.init_state()
 state = st.session_state
-if "sw_generated" not in state:  # a trace to sweep from the first visit: 1,000 requests in seed units
-    state["sw_generated"] = generate(1000, 0.3, Uniform(1, 8), Uniform(1, 12), seed=0)
-state.setdefault("sw_policies", capacity.default_policies())
-if "sw_policies_editor" not in state and "sw_policies_now" in state:  # back on the page: keep its edits
-    state["sw_policies"] = state["sw_policies_now"]
-SETTINGS = {"sw_source": "generated", "sw_first": "decode", "sw_slo_ttft": 20.0, "sw_slo_tpot": 2.0, "sw_slo_e2e": 0.0,
-            "sw_target": 90, "sw_parameter": "rate"}
-for key, (low, high, points) in RANGES.items():
-    SETTINGS |= {f"sw_low_{key}": low, f"sw_high_{key}": high, f"sw_points_{key}": points}
-for key, value in SETTINGS.items():
-    state.setdefault(key, value)
 
 st.title(t("sw_title"))
 st.markdown(t("sw_intro"))
+st.info(t("sw_default_note"), icon="🎯")
 
 st.header(t("sw_trace"), divider="gray")
 source = persisted(st.radio, t("sw_source"), "sw_source", options=("generated", "upload", "lab"), horizontal=True,
@@ -44,7 +30,7 @@ source = persisted(st.radio, t("sw_source"), "sw_source", options=("generated", 
 trace = None
 if source == "generated":
     with st.expander(t("sw_generator")):
-        generator_tab("sw_gen", lambda made: state.__setitem__("sw_generated", made), n=1000, rate=0.3)
+        generator_tab("sw_gen", lambda made: state.__setitem__("sw_generated", made), **capacity.DEFAULT_TRACE)
     trace = state["sw_generated"]
 elif source == "upload":
     upload_tab("sw_up", lambda made: capacity.adopt(made, "sw_uploaded", "sw_policies", "sw_policies_now",
@@ -61,10 +47,8 @@ else:
         st.dataframe(problem_table(error.problems), hide_index=True, key="sw_lab_problems")
 show_source_error()
 if trace is not None:
-    span = max(r.arrival for r in trace) or 1
-    base_rate = len(trace) / span
-    st.caption(t("sw_trace_summary", n=len(trace), span=span, rate=f"{base_rate:.3g}",
-                 prompt=f"{sum(r.prompt for r in trace) / len(trace):.1f}",
+    st.caption(t("sw_trace_summary", n=len(trace), span=max(r.arrival for r in trace),
+                 rate=f"{capacity.base_rate(trace):.3g}", prompt=f"{capacity.mean_prompt(trace):.1f}",
                  output=f"{sum(r.output for r in trace) / len(trace):.1f}"))
     st.download_button(t("dl_trace_csv"), partial(write_csv, trace), "sweep-trace.csv", "text/csv", key="sw_dl_trace")
 
@@ -79,14 +63,13 @@ limits = [persisted(column.number_input, t(f"cfg_slo_{name}", unit=t("unit_tick"
           for column, name in ((s2, "ttft"), (s3, "tpot"), (s4, "e2e"))]
 target = persisted(s5.slider, t("sw_target"), "sw_target", min_value=50, max_value=100, step=5, format="%d%%",
                    help=t("sw_target_help"))
-slo = SLO(*(v or None for v in limits))
-chosen, problems = capacity.entries(edited, first, slo)
+chosen, problems = capacity.entries(edited, first, SLO(*(v or None for v in limits)))
 for problem in problems:
     st.error(md_escape(problem))
 
 st.header(t("sw_sweep"), divider="gray")
 p1, p2, p3, p4 = st.columns([2, 1, 1, 1])
-parameter = persisted(p1.selectbox, t("sw_parameter"), "sw_parameter", options=list(RANGES),
+parameter = persisted(p1.selectbox, t("sw_parameter"), "sw_parameter", options=list(capacity.RANGES),
                       format_func=lambda k: t(f"sw_param_{k}"), help=t("sw_parameter_help"))
 bounds = {"min_value": 1, "max_value": 10**6, "step": 1} if parameter != "rate" else \
     {"min_value": 0.01, "max_value": 1e6, "step": 0.25}
@@ -112,27 +95,19 @@ if ready and (state.pop("sw_run_asked", False) or "sw_result" not in state):
     rows = capacity.run_sweep(trace, chosen, parameter, values,
                               lambda done, total: bar.progress(done / total, t("sw_running", done=done, total=total)))
     bar.empty()
-    state["sw_result"] = (rows, parameter, target / 100, len(trace) / (max(r.arrival for r in trace) or 1),
+    state["sw_result"] = (rows, parameter, target / 100, capacity.base_rate(trace), capacity.mean_prompt(trace),
                           (trace.requests, chosen, parameter, values))
 
 result = state.get("sw_result")
 if result is None:
     st.info(t("sw_press_run"))
     st.stop()
-rows, swept, goal, base_rate, inputs = result
-if ready and inputs != (trace.requests, chosen, parameter, values):
+rows, swept, goal, base_rate, prompt_mean, inputs = result
+if ready and capacity.stale(inputs, trace, chosen, parameter, values):
     st.warning(t("sw_stale"))
 found = knees(rows, swept, goal)
 st.subheader(t("sw_knees"))
-for label, value in found.items():
-    name = md_escape(label)
-    if value is None:
-        st.markdown(t(f"sw_knee_none_{'load' if swept == 'rate' else 'capacity'}", policy=name, target=f"{goal:.0%}"))
-    elif swept == "rate":
-        st.markdown(t("sw_knee_rate", policy=name, target=f"{goal:.0%}", value=value, rate=f"{value * base_rate:.3g}"))
-    else:
-        st.markdown(t("sw_knee_capacity", policy=name, target=f"{goal:.0%}", value=value,
-                      parameter=t(f"sw_param_{swept}")))
+st.markdown("\n".join(capacity.knee_sentences(found, swept, goal, base_rate)))
 failed = [r for r in rows if r["error"]]
 if failed:
     st.warning(t("sw_failed", n=len(failed)) + "\n\n" + "\n".join(
@@ -140,15 +115,24 @@ if failed:
 
 x_title = t(f"sw_param_{swept}") + (t("sw_rate_axis", rate=f"{base_rate:.3g}") if swept == "rate" else "")
 unit = t("unit_tick")
-charts = [(("attainment",), t("sw_chart_attainment"), "%", found, goal, 100),
-          (("goodput",), t("sw_chart_goodput"), t("sw_per_unit", unit=unit), None, None, 1),
-          (("ttft_p50", "ttft_p90", "ttft_p99"), t("sw_chart_ttft"), unit, None, None, 1),
-          (("tpot_p50", "tpot_p90", "tpot_p99"), t("sw_chart_tpot"), unit, None, None, 1),
-          (("throughput",), t("sw_chart_throughput"), t("sw_tokens_per_unit", unit=unit), None, None, 1)]
-columns = st.columns(2)
-for i, (metric, title, y_title, marks, line, scale) in enumerate(charts):
-    columns[i % 2].plotly_chart(sweep_chart(rows, metric, title, x_title, y_title, marks, line, scale),
-                                key=f"sw_chart_{metric[0]}", config={"displaylogo": False})
+charts = [(("attainment",), t("sw_chart_attainment"), "%", {"knees": found, "target": goal, "scale": 100}),
+          (("goodput",), t("sw_chart_goodput"), t("sw_per_unit", unit=unit), {}),
+          (("ttft_p50", "ttft_p90", "ttft_p99"), t("sw_chart_ttft"), unit, {"log_axis": True}),
+          (("throughput",), t("sw_chart_throughput"), t("sw_tokens_per_unit", unit=unit), {}),
+          (("idle_waiting",), t("sw_chart_idle"), "%", {"scale": 100})]
+tpot = ("tpot_p50", "tpot_p90", "tpot_p99")
+tpot_everywhere = capacity.single(rows, tpot)
+if tpot_everywhere is None:
+    charts.insert(3, (tpot, t("sw_chart_tpot"), unit, {"log_axis": True}))
+for metric, title, y_title, options in charts:
+    st.plotly_chart(sweep_chart(rows, metric, title, x_title, y_title, **options), key=f"sw_chart_{metric[0]}",
+                    config={"displaylogo": False})
+if tpot_everywhere is not None:
+    st.info(t("sw_tpot_flat", value=f"{tpot_everywhere:g}", unit=unit), icon="📏")
+
+st.subheader(t("sw_why"))
+st.markdown("\n".join(f"- {line}" for line in capacity.surprises(rows, list(inputs[1]), swept, prompt_mean))
+            or t("sw_why_none"))
 
 st.subheader(t("sw_table"))
 st.dataframe(capacity.results_table(rows, swept), hide_index=True, key="sw_results")

@@ -2,6 +2,7 @@
 percentiles and goodput, and tables per tenant or priority."""
 from __future__ import annotations
 
+import math
 from bisect import bisect_right
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -232,3 +233,45 @@ def group_table(metrics: Metrics, key: str) -> list[dict]:
                      "ttft_p50": ttft[50], "ttft_p90": ttft[90], "tpot_p50": tpot[50], "e2e_p50": e2e[50],
                      "e2e_p90": e2e[90]})
     return rows
+
+
+def _left_queue(request) -> float | None:
+    """When a request stopped waiting: its first token-work, else its cancel or its rejection."""
+    if request.first_work is not None:
+        return request.first_work
+    if request.cancel_time is not None:
+        return request.cancel_time
+    return request.arrival if request.finish_reason == "rejected" else None
+
+
+def idle_while_waiting(schedule: Schedule) -> float:
+    """Share of the token budget left unused in iterations that began while a request waited for its first
+    token-work: budget a scheduler could not give away (a prompt admitted only whole fits in none of what was
+    left, or a closed static batch). Iterations are counted, so it reads the same in ticks and in ms."""
+    starts = sorted(r.arrival for r in schedule.requests)
+    firsts = sorted(left for left in map(_left_queue, schedule.requests) if left is not None)
+    budget = schedule.config.token_budget
+    idle = total = 0
+    for step in schedule.steps:
+        total += budget * step.iterations
+        unused = budget - step.token_work
+        if unused <= 0:
+            continue
+        if bisect_right(starts, step.start) > bisect_right(firsts, step.start):
+            idle += unused * step.iterations
+            continue
+        # Nobody waits as it begins. Nobody is admitted inside a step (that would change the batch), so from the
+        # first arrival inside it on, somebody waits to its end.
+        following = bisect_right(starts, step.start)
+        if following < len(starts) and starts[following] < step.end:
+            length = (step.end - step.start) / step.iterations
+            waited = step.iterations - math.ceil((starts[following] - step.start) / length)
+            idle += unused * waited
+    return idle / total if total else 0.0
+
+
+def slowest_prompt(metrics: Metrics, share: float = 0.01) -> float | None:
+    """Mean prompt of the `share` of requests with the longest TTFT (at least one): who starves."""
+    timed = sorted((r for r in metrics.requests if r.ttft is not None), key=attrgetter("ttft"), reverse=True)
+    slow = timed[:max(1, round(len(timed) * share))]
+    return sum(r.prompt for r in slow) / len(slow) if slow else None

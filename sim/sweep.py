@@ -3,7 +3,9 @@
 The swept parameter is the arrival rate (a multiplier of the trace's own rate: arrivals, deadlines and cancel
 times are divided by it, so 2 means the same requests arriving twice as fast), the token budget, the sequence
 limit, the chunk size or the number of KV blocks. Each point is an ordinary simulation; its row holds goodput,
-SLO attainment, TTFT and TPOT percentiles and throughput. Points run in worker processes when there are many.
+SLO attainment, TTFT and TPOT percentiles and throughput, and two causes behind them: the share of the budget
+left idle while requests waited, and the mean prompt of the slowest 1% (who starves). Points run in worker processes
+when there are many.
 """
 from __future__ import annotations
 
@@ -18,13 +20,14 @@ from typing import NamedTuple
 from .config import Config, ConfigError, Policy
 from .engine import simulate
 from .export import csv_text
-from .metrics import compute
+from .metrics import compute, idle_while_waiting, slowest_prompt
 from .trace import Trace, TraceError
 
 PARAMETERS = ("rate", "token_budget", "max_seqs", "chunk_size", "kv_blocks")
 MAX_POINTS = 50
 COLUMNS = ("policy", "value", "goodput", "goodput_requests", "attainment", "ttft_p50", "ttft_p90", "ttft_p99",
-           "tpot_p50", "tpot_p90", "tpot_p99", "throughput", "finished", "makespan", "error")
+           "tpot_p50", "tpot_p90", "tpot_p99", "throughput", "finished", "makespan", "idle_waiting", "slow_prompt",
+           "error")
 
 
 class SweepError(ValueError):
@@ -103,7 +106,8 @@ def point(trace: Trace, entry: Entry, parameter: str, value: float | int) -> dic
         return row
     m = compute(schedule)
     row.update(goodput=m.goodput, goodput_requests=m.goodput_requests, attainment=m.slo_attainment,
-               throughput=m.throughput, finished=m.finished, makespan=m.makespan)
+               throughput=m.throughput, finished=m.finished, makespan=m.makespan,
+               idle_waiting=idle_while_waiting(schedule), slow_prompt=slowest_prompt(m))
     for latency in ("ttft", "tpot"):
         for q, v in m.percentiles[latency].items():
             row[f"{latency}_p{q}"] = v

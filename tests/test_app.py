@@ -268,18 +268,39 @@ def test_metrics_guide_draws_the_chosen_request():
     assert "TTFT = 5" in texts and "queue = 3" in texts and "3 gaps, mean TPOT = 1.0" in texts
 
 
-def test_capacity_lab_sweeps_the_default_trace_and_states_the_knees():
+def test_capacity_lab_default_shows_continuous_knee_above_static_and_chunked_above_both():
     at = open_page("pages/capacity_lab.py")
     assert not at.exception, at.exception
     knees = [m.value for m in at.markdown if "keeps at least 90%" in m.value or "misses 90%" in m.value]
-    assert len(knees) == 3 and any("continuous \\+ chunked prefill" in k for k in knees)
+    assert len(knees) == 1 and knees[0].count("keeps at least 90%") == 3
+    found = dict(re.findall(r"\*\*(.+?)\*\* keeps at least 90% of requests within every SLO up to \*\*([\d.]+)x",
+                            knees[0]))
+    assert float(found["static"]) < float(found["continuous"]) < float(found["continuous \\+ chunked"])
     attainment = figure(at, 0)
     assert attainment["layout"]["title"]["text"].startswith("SLO attainment")
-    stars = [d for d in attainment["data"] if d.get("marker", {}).get("symbol") == "star"]
-    assert stars, "the knees are marked on the attainment chart"
-    assert len(at.get("plotly_chart")) == 5
+    labels = [a["text"] for a in attainment["layout"]["annotations"] if a["text"].startswith("★")]
+    assert len(labels) == 3, "each knee is labelled on the attainment chart"
+    rows = {a["y"] for a in attainment["layout"]["annotations"] if a["text"].startswith("★")}
+    assert len(rows) == 3, "on a row of its own"
+    assert len(at.get("plotly_chart")) == 5  # the TPOT chart is one flat line in ticks: a note instead
+    assert any("TPOT is 1 tick at every point" in i.value for i in at.info)
+    why = [m.value for m in at.markdown if "does worse than" in m.value]
+    assert why and "starving long prompts" in why[0]  # past 3x, continuous keeps more in the SLO by starving
     table = at.dataframe[-1].value
-    assert len(table) == 3 * 16 and "attainment %" in table.columns
+    assert len(table) == 3 * 16 and "SLO met %" in table.columns
+
+
+def test_capacity_lab_under_the_seeds_budget_says_why_continuous_falls_to_static():
+    at = open_page("pages/capacity_lab.py")
+    at.session_state["sw_policies"] = at.session_state["sw_policies"].assign(token_budget=[8.0, 8.0, 8.0],
+                                                                             chunk_size=[0.0, 0.0, 4.0])
+    at.session_state["sw_policies_now"] = at.session_state["sw_policies"]
+    at.run()
+    at.button(key="sw_run").click().run()
+    assert not at.exception, at.exception
+    why = " ".join(m.value for m in at.markdown if "does worse than" in m.value)
+    assert "**continuous** does worse than **static**" in why
+    assert "Long prompts starve under **continuous**: its slowest 1% of requests have prompts of 8.0 tokens" in why
 
 
 def test_capacity_lab_sweeps_the_token_budget_and_names_points_that_cannot_run():
@@ -321,7 +342,7 @@ def test_capacity_lab_policy_table_names_typed_values_it_cannot_use():
     assert any("Policy row 2" in e and "token_budget: must be a whole number >= 1, got 2.5" in e for e in errors)
     assert any("Policy row 3" in e for e in errors)
     assert at.button(key="sw_run").disabled
-    assert list(at.session_state["sw_policies_now"]["token_budget"]) == [8, 2.5, 8]  # kept as typed
+    assert list(at.session_state["sw_policies_now"]["token_budget"]) == [12, 2.5, 12]  # kept as typed
 
 
 def test_real_model_page_renders_in_chinese():

@@ -249,3 +249,29 @@ def test_cli_sweep_bad_input(tmp_path, args, message):
     path = write(tmp_path, "name,arrival,prompt,output\nA,0,4,5\n")
     out = cli("sweep", "--trace", path, "--token-budget", "8", *args)
     assert out.returncode == 2 and message in out.stderr and "Traceback" not in out.stderr
+
+
+def test_idle_while_waiting_counts_budget_left_unused_while_a_request_waits():
+    from sim.metrics import idle_while_waiting
+    trace = read_csv(SEED_CSV)
+    # Static, budget 8: A and B run ticks 0-5 (prefill 2 ticks, then decode); C waits from tick 3 to 8.
+    schedule = simulate(trace, Config(8), Policy("static"))
+    waiting_ticks = [tick for tick in range(int(schedule.makespan))
+                     if any(r.arrival <= tick < r.first_work for r in schedule.requests)]
+    by_tick = {}
+    for step in schedule.steps:
+        for i in range(step.iterations):
+            by_tick[step.start + i] = 8 - step.token_work
+    expected = sum(by_tick.get(tick, 8) for tick in waiting_ticks) / (8 * sum(s.iterations for s in schedule.steps))
+    assert waiting_ticks and expected > 0
+    assert idle_while_waiting(schedule) == pytest.approx(expected)
+    # Continuous admits C at once: nothing waits while budget is left.
+    assert idle_while_waiting(simulate(trace, Config(8), Policy("continuous"))) == 0
+
+
+def test_sweep_rows_name_who_starves():
+    trace = generate(400, 0.3, Uniform(1, 8), Uniform(1, 12), seed=0)
+    rows = {e: point(trace, Entry(e, Config(8), Policy(e)), "rate", 2.0) for e in ("static", "continuous")}
+    mean = sum(r.prompt for r in trace) / len(trace)
+    assert rows["continuous"]["slow_prompt"] == 8.0 > 1.5 * mean  # only the longest prompts wait that long
+    assert rows["continuous"]["idle_waiting"] > rows["static"]["idle_waiting"]

@@ -13,10 +13,12 @@ import pandas as pd
 import streamlit as st
 
 from sim.config import KV_ADMISSION, ORDERS, POLICIES, PREEMPT, SLO, Config, ConfigError, Policy
+from sim.generate import Uniform, generate
 from sim.sweep import Entry, sweep, worker_pool
 from sim.trace import Trace
 
 from .i18n import t
+from .text import md_escape
 
 MAX_POLICIES = 4
 MAX_WORK = 3_000_000  # requests simulated in one sweep (points x policies x requests): about half a minute
@@ -26,21 +28,59 @@ COLUMNS = ("label", "batching", "order", "token_budget", "max_seqs", "chunk_size
 NUMBERS = ("token_budget", "max_seqs", "chunk_size", "kv_blocks")
 
 
-def default_policies(budget: int = 8) -> pd.DataFrame:
-    rows = [("static", "static", "fcfs-skip", budget, 0, 0, 0, "reserve", "recompute"),
-            ("continuous", "continuous", "fcfs-skip", budget, 0, 0, 0, "reserve", "recompute"),
-            ("continuous + chunked prefill", "continuous", "fcfs-skip", budget, 0, max(1, budget // 2), 0, "reserve",
+# The default scenario. Prompts of 1-8 tokens under a budget of 12 a tick: the longest prompt fits beside four
+# decoders. Under the seed's budget of 8 a prompt of 8 starts only in a tick in which nobody decodes, so
+# continuous batching leaves budget idle while long prompts starve, and its knee falls to static's (`surprises`
+# says so when a sweep shows it).
+DEFAULT_BUDGET = 12
+DEFAULT_TRACE = {"n": 1000, "rate": 0.3, "prompt": (1, 8), "output": (1, 16)}
+# Each swept parameter's default range: low, high, points.
+RANGES = {"rate": (0.25, 4.0, 16), "token_budget": (4, 64, 16), "max_seqs": (1, 32, 16), "chunk_size": (1, 16, 16),
+          "kv_blocks": (8, 128, 16)}
+SETTINGS = {"sw_source": "generated", "sw_first": "decode", "sw_slo_ttft": 20.0, "sw_slo_tpot": 2.0,
+            "sw_slo_e2e": 0.0, "sw_target": 90, "sw_parameter": "rate"} | {
+    f"sw_{end}_{key}": value for key, bounds in RANGES.items() for end, value in zip(("low", "high", "points"), bounds)}
+
+
+def default_trace() -> Trace:
+    spec = DEFAULT_TRACE
+    return generate(spec["n"], spec["rate"], Uniform(*spec["prompt"]), Uniform(*spec["output"]), seed=0)
+
+
+def init_state() -> None:
+    """The page's settings on a first visit, and its policy edits kept when a user comes back to it."""
+    state = st.session_state
+    if "sw_generated" not in state:
+        state["sw_generated"] = default_trace()
+    state.setdefault("sw_policies", default_policies())
+    if "sw_policies_editor" not in state and "sw_policies_now" in state:
+        state["sw_policies"] = state["sw_policies_now"]
+    for key, value in SETTINGS.items():
+        state.setdefault(key, value)
+
+
+def base_rate(trace: Trace) -> float:
+    """The trace's own arrival rate, requests a tick: the 1 of the rate axis."""
+    return len(trace) / (max(r.arrival for r in trace) or 1)
+
+
+def mean_prompt(trace: Trace) -> float:
+    return sum(r.prompt for r in trace) / len(trace)
+
+
+def default_policies(budget: int = DEFAULT_BUDGET) -> pd.DataFrame:
+    rows = [(t("sw_default_static"), "static", "fcfs-skip", budget, 0, 0, 0, "reserve", "recompute"),
+            (t("sw_default_continuous"), "continuous", "fcfs-skip", budget, 0, 0, 0, "reserve", "recompute"),
+            (t("sw_default_chunked"), "continuous", "fcfs-skip", budget, 0, max(1, budget // 2), 0, "reserve",
              "recompute")]
     # Numbers as floats: the editor then keeps a typed 2.5 for `entries` to name (a whole-number column rounds it).
     return pd.DataFrame(rows, columns=list(COLUMNS)).astype({c: "float64" for c in NUMBERS})
 
 
 def fitting_budget(trace: Trace) -> int:
-    """The default budget (8, the seed's), doubled until the trace's largest prompt fits in one tick."""
-    budget, largest = 8, max((r.prompt for r in trace), default=1)
-    while budget < largest:
-        budget *= 2
-    return budget
+    """The default budget, or the power of two from which the trace's largest prompt fits in one tick."""
+    largest = max((r.prompt for r in trace), default=1)
+    return DEFAULT_BUDGET if largest <= DEFAULT_BUDGET else 1 << (largest - 1).bit_length()
 
 
 def adopt(trace: Trace, key: str, policies_key: str, now_key: str, editor_key: str) -> None:
@@ -50,7 +90,7 @@ def adopt(trace: Trace, key: str, policies_key: str, now_key: str, editor_key: s
     state[key] = trace
     current = state.get(now_key, state.get(policies_key))
     budget = fitting_budget(trace)
-    if current is not None and current.equals(default_policies()) and budget != 8:
+    if current is not None and current.equals(default_policies()) and budget != DEFAULT_BUDGET:
         state[policies_key] = state[now_key] = default_policies(budget)
         state.pop(editor_key, None)
         st.toast(t("sw_budget_fitted", budget=f"{budget:,}"), icon="📏")
@@ -140,10 +180,93 @@ def run_sweep(trace: Trace, chosen: list[Entry], parameter: str, values: list,
 
 
 def results_table(rows: list[dict], parameter: str) -> pd.DataFrame:
-    frame = pd.DataFrame(rows)
+    """The sweep's main columns, rounded for reading and named short with their units, so the table fits a
+    projector's width (the CSV keeps every column, unrounded)."""
+    columns = {"policy": t("sw_col_label"), "value": t(f"sw_short_{parameter}"), "attainment": t("sw_attainment_pct"),
+               "goodput": t("sw_goodput"), "ttft_p99": t("sw_ttft_col", q=99, unit=t("unit_tick")),
+               "throughput": t("sw_throughput"), "idle_waiting": t("sw_idle_pct"), "error": t("sw_error")}
+    frame = pd.DataFrame(rows)[list(columns)]
     frame["attainment"] = (frame["attainment"] * 100).round(1)
-    names = {"policy": t("sw_col_label"), "value": t(f"sw_param_{parameter}"), "goodput": t("sw_goodput"),
-             "goodput_requests": t("sw_goodput_requests"), "attainment": t("sw_attainment_pct"),
-             "throughput": t("sw_throughput"), "finished": t("sw_finished"), "makespan": "makespan",
-             "error": t("sw_error")}
-    return frame.rename(columns=names)
+    frame["idle_waiting"] = (frame["idle_waiting"] * 100).round(1)
+    frame = frame.round({"goodput": 3, "ttft_p99": 1, "throughput": 2})
+    if not frame["error"].any():
+        frame = frame.drop(columns="error")
+    return frame.rename(columns=columns)
+
+
+def knee_sentences(found: dict[str, float | int | None], swept: str, goal: float, rate: float) -> list[str]:
+    """One line a policy: the knee of the sweep, in words."""
+    out = []
+    for label, value in found.items():
+        name = md_escape(label)
+        if value is None:
+            out.append(t(f"sw_knee_none_{'load' if swept == 'rate' else 'capacity'}", policy=name,
+                         target=f"{goal:.0%}"))
+        elif swept == "rate":
+            out.append(t("sw_knee_rate", policy=name, target=f"{goal:.0%}", value=f"{value:g}",
+                         rate=f"{value * rate:.3g}"))
+        else:
+            out.append(t("sw_knee_capacity", policy=name, target=f"{goal:.0%}", value=f"{value:g}",
+                         parameter=t(f"sw_param_{swept}")))
+    return out
+
+
+def _rank(entry: Entry) -> int:
+    """What intuition expects, worst first: static, continuous, continuous with chunked prefill."""
+    return 0 if entry.policy.batching == "static" else 2 if entry.policy.chunk_size else 1
+
+
+STARVING = 1.25  # the slowest 1% starve when their mean prompt is this much above the trace's mean
+IDLE_GAP = 0.05  # budget idle while requests waited: a difference worth naming
+
+
+def surprises(rows: list[dict], chosen: list[Entry], swept: str, prompt_mean: float) -> list[str]:
+    """Where a policy that should do better does worse than another (lower SLO attainment, or lower throughput
+    at the heaviest point), the first such point in words, with the causes the sweep measured: who starves (the
+    slowest 1%'s mean prompt against the trace's) and where the budget went (idle while requests waited)."""
+    by = {label: {r["value"]: r for r in rows if r["policy"] == label and not r["error"]} for label in
+          dict.fromkeys(r["policy"] for r in rows)}
+    out = []
+    for ahead in chosen:
+        for behind in chosen:
+            if _rank(ahead) <= _rank(behind):
+                continue
+            mine, theirs = by.get(ahead.label, {}), by.get(behind.label, {})
+            shared = sorted(set(mine) & set(theirs))
+            point = next((v for v in shared if mine[v]["attainment"] < theirs[v]["attainment"] - 0.005), None)
+            what = "attainment"
+            if point is None and shared and mine[shared[-1]]["throughput"] < theirs[shared[-1]]["throughput"] * 0.99:
+                point, what = shared[-1], "throughput"
+            if point is None:
+                continue
+            a, b = mine[point], theirs[point]
+            value = f"{point:g}" + ("×" if swept == "rate" else "")
+            figures = ({"a": f"{a['attainment']:.0%}", "b": f"{b['attainment']:.0%}"} if what == "attainment" else
+                       {"a": f"{a['throughput']:.2f}", "b": f"{b['throughput']:.2f}"})
+            names = {"ahead": md_escape(ahead.label), "behind": md_escape(behind.label)}
+            text = [t(f"sw_why_{what}", value=value, **names, **figures)]
+            starving = {who: row["slow_prompt"] for who, row in (("ahead", a), ("behind", b))
+                        if row["slow_prompt"] and row["slow_prompt"] >= STARVING * prompt_mean}
+            for who, slow in starving.items():
+                text.append(t(f"sw_why_starves_{who}", policy=names[who], slow=f"{slow:.1f}",
+                              mean=f"{prompt_mean:.1f}"))
+            idle = a["idle_waiting"] > b["idle_waiting"] + IDLE_GAP
+            if idle:
+                text.append(t("sw_why_idle", policy=names["ahead"], idle=f"{a['idle_waiting']:.0%}",
+                              other=f"{b['idle_waiting']:.0%}", them=names["behind"]))
+            if "ahead" not in starving and not idle:  # nothing of its own holds it back: its order makes all late
+                text.append(t("sw_why_order", policy=names["ahead"], a=f"{a['ttft_p50']:.3g}",
+                              b=f"{b['ttft_p50']:.3g}", them=names["behind"]))
+            out.append(" ".join(text))
+    return out
+
+
+def single(rows: list[dict], columns: tuple[str, ...]) -> float | None:
+    """The one value every point that ran has in these columns (a chart of it would be one flat line), or None."""
+    values = {r[c] for r in rows if not r["error"] for c in columns}
+    return values.pop() if len(values) == 1 else None
+
+
+def stale(result_inputs: tuple, trace: Trace | None, chosen: list[Entry], parameter: str, values: list | None) -> bool:
+    """Whether the shown sweep was run from other inputs than the page now holds."""
+    return trace is not None and values is not None and result_inputs != (trace.requests, chosen, parameter, values)

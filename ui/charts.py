@@ -269,31 +269,50 @@ DASHES = ("solid", "dash", "dot")
 
 def sweep_chart(rows: list[dict], columns: tuple[str, ...], title: str, x_title: str, y_title: str,
                 knees: dict[str, float | None] | None = None, target: float | None = None,
-                scale: float = 1.0) -> go.Figure:
-    """One line per policy (and per column: p50 solid, p90 dashed, p99 dotted) against the swept value; points
-    that could not run are left out. `knees` marks each policy's knee on the first column, `target` draws the
-    attainment target; values are multiplied by `scale` (100 for percent)."""
-    data = []
+                scale: float = 1.0, log_axis: bool = False) -> go.Figure:
+    """One line per policy (and per column: p50 solid, p90 dashed, p99 dotted, one legend entry a policy)
+    against the swept value; points that could not run are left out. `knees` draws each policy's knee as a line
+    in its colour, labelled on a row of its own so that two knees never cover each other; `target` draws the
+    attainment target; values are multiplied by `scale` (100 for percent). With `log_axis`, a y axis spanning
+    more than two decades is logarithmic, so that p50 is not flattened under p99."""
+    data, layout_knees = [], []
     labels = list(dict.fromkeys(r["policy"] for r in rows))
+    values = [r[c] * scale for r in rows if not r["error"] for c in columns if r[c] is not None]
+    logarithmic = log_axis and bool(values) and min(values) > 0 and max(values) / min(values) > 100
+    xs = [r["value"] for r in rows if not r["error"]] or [0, 1]
+    pad = (max(xs) - min(xs)) * 0.04 or 0.5
     for color, label in zip(SERIES_COLORS * 2, labels):
         mine = [r for r in rows if r["policy"] == label and not r["error"]]
         name = plotly_text(label)
         for dash, column in zip(DASHES, columns):
             suffix = f" {column.rsplit('_', 1)[-1]}" if len(columns) > 1 else ""
-            data.append({"type": "scatter", "name": name + suffix, "x": [r["value"] for r in mine],
-                         "y": [r[column] * scale for r in mine], "mode": "lines+markers",
-                         "line": {"color": color, "dash": dash}, "marker": {"size": 6},
+            data.append({"type": "scatter", "name": name, "legendgroup": name, "showlegend": dash == DASHES[0],
+                         "x": [r["value"] for r in mine], "y": [r[column] * scale for r in mine],
+                         "mode": "lines+markers", "line": {"color": color, "dash": dash}, "marker": {"size": 6},
                          "hovertemplate": f"{name}{suffix}<br>%{{x}}: %{{y:.3g}}<extra></extra>"})
         value = (knees or {}).get(label)
         if value is not None:
-            y = next(r[columns[0]] for r in mine if r["value"] == value) * scale
-            data.append(_markers(t("sw_knee_marker", policy=name), [value], [y],
-                                 {"symbol": "star", "size": 16, "color": color,
-                                  "line": {"color": "#2f3640", "width": 1}},
-                                 t("sw_knee_marker", policy=name) + ": %{x}"))
-    layout = _base_layout(title, 340) | {
-        "xaxis": {"title": {"text": x_title}, "gridcolor": "#e5e8ee", "zeroline": False},
-        "yaxis": {"title": {"text": y_title}, "gridcolor": "#e5e8ee", "rangemode": "tozero"}}
+            layout_knees.append((value, color, t("sw_knee_label", policy=name, value=f"{value:g}")))
+    layout = _base_layout(title, 360) | {
+        "xaxis": {"title": {"text": x_title}, "gridcolor": "#e5e8ee", "zeroline": False,
+                  "range": [min(xs) - pad, max(xs) + pad]},  # fixed: labels would widen an automatic range
+        "yaxis": {"title": {"text": y_title}, "gridcolor": "#e5e8ee"} | (
+            {"type": "log"} if logarithmic else {"rangemode": "tozero"})}
     if target is not None:
-        _hline(layout, target * scale, "#d62728", t("sw_target_line", target=f"{target:.0%}"))
+        layout.setdefault("shapes", []).append(
+            {"type": "line", "xref": "x domain", "x0": 0, "x1": 1, "yref": "y", "y0": target * scale,
+             "y1": target * scale, "line": {"color": "#d62728", "dash": "dash", "width": 1}})
+        layout.setdefault("annotations", []).append(
+            {"text": t("sw_target_line", target=f"{target:.0%}"), "xref": "x domain", "x": 1, "xanchor": "right",
+             "yref": "y", "y": target * scale, "yanchor": "top", "showarrow": False, "font": {"color": "#d62728"},
+             "bgcolor": "rgba(255,255,255,0.8)"})
+    for row, (value, color, text) in enumerate(layout_knees):
+        layout.setdefault("shapes", []).append(
+            {"type": "line", "xref": "x", "x0": value, "x1": value, "yref": "y domain", "y0": 0, "y1": 1,
+             "line": {"color": color, "dash": "dot", "width": 2}})
+        layout.setdefault("annotations", []).append(
+            {"text": "★ " + text, "xref": "x", "x": value, "yref": "y domain",
+             "xanchor": "left" if value <= (min(xs) + max(xs)) / 2 else "right",
+             "y": 0.06 + 0.12 * row, "yanchor": "bottom", "showarrow": False, "font": {"color": color},
+             "bgcolor": "rgba(255,255,255,0.85)"})
     return _figure(data, layout)

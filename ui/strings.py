@@ -823,7 +823,51 @@ STRINGS = {
                           "zh": "- **{policy}** 即使在扫描范围内最轻的负载下也达不到 {target}。"},
     "sw_knee_none_capacity": {"en": "- **{policy}** misses {target} even at the largest value swept.",
                               "zh": "- **{policy}** 即使在扫描范围内的最大取值下也达不到 {target}。"},
-    "sw_knee_marker": {"en": "knee of {policy}", "zh": "{policy} 的拐点"},
+    "sw_knee_label": {"en": "knee of {policy}: {value}", "zh": "{policy} 的拐点：{value}"},
+    "sw_why": {"en": "Why a curve goes against intuition", "zh": "为什么有的曲线与直觉相反"},
+    "sw_why_attainment": {
+        "en": "**{ahead}** does worse than **{behind}** at {value}: {a} against {b} of requests within every SLO.",
+        "zh": "在 {value} 处，**{ahead}** 不如 **{behind}**：满足全部 SLO 的请求为 {a}，对方为 {b}。"},
+    "sw_why_throughput": {
+        "en": "**{ahead}** makes fewer tokens than **{behind}** at {value}: {a} against {b} tokens a tick.",
+        "zh": "在 {value} 处，**{ahead}** 的吞吐低于 **{behind}**：每 tick {a} 个 token，对方为 {b} 个。"},
+    "sw_why_starves_ahead": {
+        "en": "Long prompts starve under **{policy}**: its slowest 1% of requests have prompts of {slow} tokens on "
+              "average (the trace's mean is {mean}). A prompt is admitted only whole, the decoders leave less "
+              "budget than a long prompt needs, and shorter prompts are let past it.",
+        "zh": "在 **{policy}** 下长 prompt 被饿死：最慢的 1% 请求平均 prompt 为 {slow} 个 token（trace 平均为 "
+              "{mean}）。prompt 只能整体准入，decode 请求留下的预算装不下长 prompt，更短的 prompt 便越过它先行。"},
+    "sw_why_starves_behind": {
+        "en": "**{policy}** gets there by starving long prompts: its slowest 1% of requests have prompts of {slow} "
+              "tokens on average (the trace's mean is {mean}); the short ones pass them and still meet the SLO.",
+        "zh": "**{policy}** 的成绩是靠饿死长 prompt 换来的：它最慢的 1% 请求平均 prompt 为 {slow} 个 token（trace "
+              "平均为 {mean}）；短 prompt 越过它们，仍然满足 SLO。"},
+    "sw_why_idle": {
+        "en": "{idle} of the token budget of **{policy}** sat idle while requests waited ({other} for **{them}**): "
+              "nothing waiting fit in what was left.",
+        "zh": "**{policy}** 有 {idle} 的 token 预算在有请求排队时空闲（**{them}** 为 {other}）：排队的请求都装不进剩下的预算。"},
+    "sw_why_order": {
+        "en": "**{policy}** serves the queue in arrival order, so once the load passes what it can serve every "
+              "request waits: TTFT p50 {a} against {b} ticks for **{them}**.",
+        "zh": "**{policy}** 按到达顺序服务队列，负载一旦超过其处理能力，每个请求都要等待：TTFT p50 为 {a} 个 tick，"
+              "**{them}** 为 {b} 个。"},
+    "sw_why_none": {"en": "Every curve here goes the way intuition says: no policy that should do better does worse.",
+                    "zh": "这里每条曲线都符合直觉：没有哪个本应更好的策略表现更差。"},
+    "sw_default_note": {
+        "en": "The default: prompts of 1–8 tokens under a budget of 12 tokens a tick, so the longest prompt fits "
+              "beside four decoders. Set the budget to the seed's 8 and a prompt of 8 can start only in a tick in "
+              "which nobody decodes: continuous batching then leaves budget idle while long prompts starve, and its "
+              "knee falls to static's. The page says so under the charts when it happens.",
+        "zh": "默认场景：prompt 为 1–8 个 token，预算为每 tick 12 个 token，最长的 prompt 也能与四个 decode 请求同批。"
+              "若把预算设为种子文档的 8，长度为 8 的 prompt 只能在没有任何 decode 的 tick 开始：连续批处理于是在长 prompt "
+              "挨饿时空着预算，拐点跌到与静态批处理相同。出现这种情况时，图表下方会说明原因。"},
+    "sw_tpot_flat": {
+        "en": "TPOT is {value} {unit} at every point: in the tick model a decoding request makes one token a tick. "
+              "The cost lesson measures TPOT in milliseconds, where it does move.",
+        "zh": "每个点的 TPOT 都是 {value} {unit}：在 tick 模型中，处于 decode 的请求每 tick 产生一个 token。"
+              "代价一课以毫秒度量 TPOT，在那里它会变化。"},
+    "sw_chart_idle": {"en": "Budget idle while requests waited (% of the token budget)",
+                      "zh": "有请求排队时空闲的预算（占 token 预算的 %）"},
     "sw_target_line": {"en": "target {target}", "zh": "目标 {target}"},
     "sw_failed": {"en": "{n} points could not run (they count as missing the SLO):",
                   "zh": "{n} 个点无法运行（按未满足 SLO 计）："},
@@ -832,17 +876,25 @@ STRINGS = {
                             "zh": "SLO 达标率（满足全部 SLO 的请求比例）"},
     "sw_chart_goodput": {"en": "Goodput (requests meeting every SLO per tick)",
                          "zh": "Goodput（每 tick 满足全部 SLO 的请求数）"},
-    "sw_chart_ttft": {"en": "TTFT p50 / p90 / p99", "zh": "TTFT p50 / p90 / p99"},
-    "sw_chart_tpot": {"en": "TPOT p50 / p90 / p99", "zh": "TPOT p50 / p90 / p99"},
+    "sw_chart_ttft": {"en": "TTFT: p50 solid, p90 dashed, p99 dotted", "zh": "TTFT：p50 实线，p90 虚线，p99 点线"},
+    "sw_chart_tpot": {"en": "TPOT: p50 solid, p90 dashed, p99 dotted", "zh": "TPOT：p50 实线，p90 虚线，p99 点线"},
     "sw_chart_throughput": {"en": "Throughput (output tokens per tick)", "zh": "吞吐（每 tick 输出 token 数）"},
     "sw_per_unit": {"en": "requests / {unit}", "zh": "请求 / {unit}"},
     "sw_tokens_per_unit": {"en": "tokens / {unit}", "zh": "token / {unit}"},
     "sw_table": {"en": "Every point", "zh": "全部数据点"},
     "sw_goodput": {"en": "goodput (req/tick)", "zh": "goodput（请求/tick）"},
-    "sw_goodput_requests": {"en": "requests meeting SLO", "zh": "满足 SLO 的请求"},
-    "sw_attainment_pct": {"en": "attainment %", "zh": "达标率 %"},
-    "sw_throughput": {"en": "throughput (tokens/tick)", "zh": "吞吐（token/tick）"},
-    "sw_finished": {"en": "finished", "zh": "完成数"},
+    "sw_attainment_pct": {"en": "SLO met %", "zh": "达标率 %"},
+    "sw_throughput": {"en": "tokens/tick", "zh": "token/tick"},
+    "sw_ttft_col": {"en": "TTFT p{q} ({unit})", "zh": "TTFT p{q}（{unit}）"},
+    "sw_idle_pct": {"en": "idle budget %", "zh": "空闲预算 %"},
+    "sw_short_rate": {"en": "load (×)", "zh": "负载（倍）"},
+    "sw_short_token_budget": {"en": "budget", "zh": "预算"},
+    "sw_short_max_seqs": {"en": "max seqs", "zh": "序列上限"},
+    "sw_short_chunk_size": {"en": "chunk", "zh": "chunk"},
+    "sw_short_kv_blocks": {"en": "KV blocks", "zh": "KV 块数"},
+    "sw_default_static": {"en": "static", "zh": "静态"},
+    "sw_default_continuous": {"en": "continuous", "zh": "连续"},
+    "sw_default_chunked": {"en": "continuous + chunked", "zh": "连续 + 分块 prefill"},
     "sw_error": {"en": "could not run", "zh": "无法运行的原因"},
     "sw_download": {"en": "Download the sweep (CSV)", "zh": "下载扫描结果（CSV）"},
     "dl_prom_tick_ms": {"en": "1 tick = ? ms (for the Prometheus export)", "zh": "1 tick = ? 毫秒（用于 Prometheus 导出）"},

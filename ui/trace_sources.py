@@ -56,7 +56,8 @@ def _generate(prefix: str, on_trace: Callable[[Trace], None]) -> None:
 
 
 def generator_tab(prefix: str = "gen", on_trace: Callable[[Trace], None] = lab_state.set_trace,
-                  n: int = 60, rate: float = 0.5) -> None:
+                  n: int = 60, rate: float = 0.5, prompt: tuple[int, int] = (1, 8),
+                  output: tuple[int, int] = (1, 12)) -> None:
     """The seeded generator's form (widget keys start with `prefix`); its button hands the trace to `on_trace`."""
     g1, g2, g3 = st.columns(3)
     g1.number_input(t("gen_n"), 1, MAX_REQUESTS, n, key=f"{prefix}_n", help=t("gen_n_help"))
@@ -64,7 +65,7 @@ def generator_tab(prefix: str = "gen", on_trace: Callable[[Trace], None] = lab_s
                     help=t("gen_rate_help"))
     g3.number_input(t("gen_burstiness"), 0.01, 100.0, 1.0, step=0.1, key=f"{prefix}_burstiness",
                     help=t("gen_burstiness_help"))
-    for column, which, low, high in ((g1, "prompt", 1, 8), (g2, "output", 1, 12)):
+    for column, which, (low, high) in ((g1, "prompt", prompt), (g2, "output", output)):
         with column:
             kind = st.selectbox(t(f"gen_{which}"), ("uniform", "fixed", "lognormal"),
                                 format_func=lambda k: t(f"dist_{k}"), key=f"{prefix}_{which}_kind")
