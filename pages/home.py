@@ -25,6 +25,6 @@ for column, (policy, (schedule, metrics)) in zip(columns, runs.items()):
 st.markdown(t("home_after"))
 
 st.subheader(t("home_pages"))
-for page, icon in (("worked_example", "🧮"), ("trace_lab", "🧪"), ("capacity_lab", "📈"), ("real_model", "🤖"),
-                   ("metrics_guide", "📏")):
+for page, icon in (("worked_example", "🧮"), ("costs", "💸"), ("trace_lab", "🧪"), ("capacity_lab", "📈"),
+                   ("real_model", "🤖"), ("metrics_guide", "📏")):
     st.page_link(f"pages/{page}.py", label=t(f"home_link_{page}"), icon=icon)

@@ -5,7 +5,7 @@ import torch
 from sim.config import Config, ConfigError, Policy
 from sim.metrics import compute
 from sim.trace import TraceError, validate
-from ui import lab_results, lab_state
+from ui import lab_results, lab_state, presenter
 from ui.boot import through_app
 from ui.i18n import t
 from ui.policy_form import policy_form
@@ -22,11 +22,14 @@ st.title(t("rm_title"))
 card = model_card()
 device = "cuda" if torch.cuda.is_available() else "cpu"
 st.markdown(t("rm_intro", params=card.get("parameters", 0), loss=card.get("validation_loss", "?")))
-c1, c2, c3 = st.columns(3)
+c1, settings = st.columns([1, 2])
 c1.metric(t("rm_device"), device.upper(), help=t("rm_device_help"))
-dtype = c2.radio(t("rm_dtype"), ("float32", "float64"), horizontal=True, key="rm_dtype", help=t("rm_dtype_help"))
-arrival_unit = c3.radio(t("rm_arrivals"), ("tick", "ms"), horizontal=True, key="rm_arrivals",
-                        format_func=lambda k: t(f"rm_arrivals_{k}"), help=t("rm_arrivals_help"))
+with settings, presenter.options(t("presenter_options")):
+    c2, c3 = st.columns(2)
+    dtype = c2.radio(t("rm_dtype"), ("float32", "float64"), horizontal=True, key="rm_dtype",
+                     help=t("rm_dtype_help"))
+    arrival_unit = c3.radio(t("rm_arrivals"), ("tick", "ms"), horizontal=True, key="rm_arrivals",
+                            format_func=lambda k: t(f"rm_arrivals_{k}"), help=t("rm_arrivals_help"))
 try:
     model = shared_model(device, dtype)
 except ConfigError as error:
@@ -34,9 +37,10 @@ except ConfigError as error:
     st.stop()
 
 st.header(t("rm_trace"), divider="gray")
-source = st.radio(t("rm_source"), ("mixed", "short_chats", "long_outputs", "lab"), horizontal=True, key="rm_source",
-                  format_func=lambda k: t(f"rm_source_{k}"))
-seed = st.number_input(t("rm_prompt_seed"), 0, 10**6, 0, key="rm_prompt_seed", help=t("rm_prompt_seed_help"))
+with presenter.options(t("presenter_options")):
+    source = st.radio(t("rm_source"), ("mixed", "short_chats", "long_outputs", "lab"), horizontal=True,
+                      key="rm_source", format_func=lambda k: t(f"rm_source_{k}"))
+    seed = st.number_input(t("rm_prompt_seed"), 0, 10**6, 0, key="rm_prompt_seed", help=t("rm_prompt_seed_help"))
 try:
     raw = (validate(st.session_state[lab_state.CURRENT].to_dict("records"),
                     list(st.session_state[lab_state.CURRENT].columns))
@@ -57,14 +61,15 @@ st.dataframe({t("col_name"): [r.name for r in trace], t("col_arrival"): [r.arriv
              hide_index=True, key="rm_table", height=240)
 
 st.header(t("lab_budgets"), divider="gray")
-b1, b2, b3 = st.columns(3)
-budget = b1.number_input(t("cfg_budget"), 1, 100_000, 512, key="rm_budget", help=t("cfg_budget_help"))
-max_seqs = b2.number_input(t("cfg_max_seqs"), 0, 1024, 8, key="rm_max_seqs", help=t("cfg_max_seqs_help"))
-first = b3.radio(t("cfg_first_token"), ("decode", "prefill"), key="rm_first", horizontal=True,
-                 format_func=lambda k: t(f"first_{k}"), help=t("cfg_first_token_help"))
-for column, side in zip(st.columns(2), "ab"):
-    with column:
-        policy_form(f"rm_policy_{side}", f"cfg_policy_{side}", simulated_only=False)
+with presenter.options(t("presenter_options")):
+    b1, b2, b3 = st.columns(3)
+    budget = b1.number_input(t("cfg_budget"), 1, 100_000, 512, key="rm_budget", help=t("cfg_budget_help"))
+    max_seqs = b2.number_input(t("cfg_max_seqs"), 0, 1024, 8, key="rm_max_seqs", help=t("cfg_max_seqs_help"))
+    first = b3.radio(t("cfg_first_token"), ("decode", "prefill"), key="rm_first", horizontal=True,
+                     format_func=lambda k: t(f"first_{k}"), help=t("cfg_first_token_help"))
+    for column, side in zip(st.columns(2), "ab"):
+        with column:
+            policy_form(f"rm_policy_{side}", f"cfg_policy_{side}", simulated_only=False)
 policies = (st.session_state["rm_policy_a"], st.session_state["rm_policy_b"])
 
 st.header(t("lab_results"), divider="gray")

@@ -5,7 +5,7 @@ import streamlit as st
 
 from sim.config import ConfigError
 from sim.trace import TraceError, check_budget, csv_table, validate, write_csv, write_json
-from ui import lab_results, lab_state
+from ui import lab_results, lab_state, presenter
 from ui.boot import through_app
 from ui.i18n import t
 from ui.policy_form import hardware_form, policy_form
@@ -39,22 +39,24 @@ st.title(t("lab_title"))
 st.markdown(t("lab_intro"))
 
 st.header(t("lab_trace"), divider="gray")
-presets, generator, upload = st.tabs([t("tab_presets"), t("tab_generator"), t("tab_upload")])
-with presets:
-    presets_tab()
-with generator:
-    generator_tab()
-with upload:
-    upload_tab()
-show_source_error()
+with presenter.options(t("presenter_options")):  # folded away on a projector, with the budgets and policies
+    presets, generator, upload = st.tabs([t("tab_presets"), t("tab_generator"), t("tab_upload")])
+    with presets:
+        presets_tab()
+    with generator:
+        generator_tab()
+    with upload:
+        upload_tab()
+    show_source_error()
 
-base = st.session_state[lab_state.BASE]
-# No limits in the editor itself: it would clamp or drop a bad value without a word. Whatever is typed
-# stays in the table and reaches the same validation as an upload, which names its row, column and reason.
-edited = st.data_editor(
-    base, key=lab_state.EDITOR, num_rows="dynamic", width="stretch", height=min(420, 38 + 35 * (len(base) + 1)),
-    column_config={column: (st.column_config.TextColumn if column == "name" else st.column_config.NumberColumn)(
-        t(f"col_{column}"), help=t(f"help_{column}")) for column in ("name", "arrival", "prompt", "output")})
+    base = st.session_state[lab_state.BASE]
+    # No limits in the editor itself: it would clamp or drop a bad value without a word. Whatever is typed
+    # stays in the table and reaches the same validation as an upload, which names its row, column and reason.
+    edited = st.data_editor(
+        base, key=lab_state.EDITOR, num_rows="dynamic", width="stretch",
+        height=presenter.px(min(420, 38 + 35 * (len(base) + 1))),
+        column_config={column: (st.column_config.TextColumn if column == "name" else st.column_config.NumberColumn)(
+            t(f"col_{column}"), help=t(f"help_{column}")) for column in ("name", "arrival", "prompt", "output")})
 st.session_state[lab_state.CURRENT] = edited
 
 trace, problems = None, ()
@@ -82,23 +84,24 @@ d3.caption(t("lab_count", n=len(edited)))
 
 st.header(t("lab_budgets"), divider="gray")
 persisted = lab_state.persisted
-b1, b2, b3 = st.columns(3)
-persisted(b1.number_input, t("cfg_budget"), "lab_budget", min_value=1, max_value=10**7, step=1,
-          help=t("cfg_budget_help"))
-persisted(b2.number_input, t("cfg_max_seqs"), "lab_max_seqs", min_value=0, max_value=10**6, step=1,
-          help=t("cfg_max_seqs_help"))
-persisted(b3.radio, t("cfg_first_token"), "lab_first_token", options=("decode", "prefill"),
-          format_func=lambda k: t(f"first_{k}"), help=t("cfg_first_token_help"), horizontal=True)
-unit = t("unit_tick" if st.session_state["lab_cost_kind"] == "ticks" else "unit_ms")
-for column, name in zip(st.columns(3), ("ttft", "tpot", "e2e")):
-    persisted(column.number_input, t(f"cfg_slo_{name}", unit=unit), f"lab_slo_{name}", min_value=0.0, max_value=1e9,
-              step=1.0, help=t("cfg_slo_help"))
-with st.expander(t("cfg_hardware"), expanded=bool(st.session_state["lab_kv_blocks"])
-                 or st.session_state["lab_cost_kind"] != "ticks"):
-    hardware_form()
-for column, side in zip(st.columns(2), "ab"):
-    with column:
-        policy_form(lab_state.POLICY_KEYS[side], f"cfg_policy_{side}")
+with presenter.options(t("presenter_options")):
+    b1, b2, b3 = st.columns(3)
+    persisted(b1.number_input, t("cfg_budget"), "lab_budget", min_value=1, max_value=10**7, step=1,
+              help=t("cfg_budget_help"))
+    persisted(b2.number_input, t("cfg_max_seqs"), "lab_max_seqs", min_value=0, max_value=10**6, step=1,
+              help=t("cfg_max_seqs_help"))
+    persisted(b3.radio, t("cfg_first_token"), "lab_first_token", options=("decode", "prefill"),
+              format_func=lambda k: t(f"first_{k}"), help=t("cfg_first_token_help"), horizontal=True)
+    unit = t("unit_tick" if st.session_state["lab_cost_kind"] == "ticks" else "unit_ms")
+    for column, name in zip(st.columns(3), ("ttft", "tpot", "e2e")):
+        persisted(column.number_input, t(f"cfg_slo_{name}", unit=unit), f"lab_slo_{name}", min_value=0.0,
+                  max_value=1e9, step=1.0, help=t("cfg_slo_help"))
+    with st.expander(t("cfg_hardware"), expanded=bool(st.session_state["lab_kv_blocks"])
+                     or st.session_state["lab_cost_kind"] != "ticks"):
+        hardware_form()
+    for column, side in zip(st.columns(2), "ab"):
+        with column:
+            policy_form(lab_state.POLICY_KEYS[side], f"cfg_policy_{side}")
 
 config = None
 try:

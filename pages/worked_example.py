@@ -69,6 +69,7 @@ else:
     story.clock_value()
     st.slider(t("ex_slider"), 0, end, key=story.CLOCK, on_change=story.moved_clock, help=t("ex_slider_help"))
     show(st.session_state[story.TICK], "")
+    st.page_link("pages/costs.py", label=t("ex_costs_link"), icon="💸")
     if st.button(t("ex_open_lab"), key="ex_open", on_click=lab_state.load,
                  args=(trace, config, *map(Policy.named, POLICIES))):
         st.switch_page("pages/trace_lab.py")

@@ -11,7 +11,7 @@ from sim.trace import validate
 from ui.scenario import Scenario, encode
 
 APP = str(Path(__file__).resolve().parents[1] / "classroom.py")  # the script app.py serves
-PAGES = ("pages/home.py", "pages/worked_example.py", "pages/trace_lab.py", "pages/capacity_lab.py",
+PAGES = ("pages/home.py", "pages/worked_example.py", "pages/costs.py", "pages/trace_lab.py", "pages/capacity_lab.py",
          "pages/metrics_guide.py")
 
 
@@ -38,9 +38,11 @@ def test_every_page_renders(page, lang):
     assert at.get("plotly_chart"), "every page draws at least one chart"
     assert at.title[0].value == {"en": {"pages/home.py": "The batching classroom", "pages/worked_example.py":
                                         "Worked example", "pages/trace_lab.py": "Trace lab",
+                                        "pages/costs.py": "What continuous batching costs",
                                         "pages/capacity_lab.py": "Capacity lab: how much load before the SLO breaks?",
                                         "pages/metrics_guide.py": "Metrics guide"},
                                  "zh": {"pages/home.py": "批处理课堂", "pages/worked_example.py": "示例推演",
+                                        "pages/costs.py": "连续批处理的代价",
                                         "pages/trace_lab.py": "Trace 实验室",
                                         "pages/capacity_lab.py": "容量实验：负载多大时 SLO 开始失守？",
                                         "pages/metrics_guide.py": "指标指南"}}[lang][page]
@@ -121,7 +123,7 @@ def lab_overall(at: AppTest):
 def test_lab_default_compares_static_and_continuous():
     at = open_page("pages/trace_lab.py")
     assert not at.exception
-    assert list(lab_overall(at).loc["makespan"].iloc[:2]) == [11, 8]
+    assert list(lab_overall(at).loc["makespan (tick)"].iloc[:2]) == [11, 8]
     assert len(at.get("plotly_chart")) == 4  # two Gantt charts and two budget charts
     assert at.query_params["s"]  # the share link is in the address bar
 
@@ -131,12 +133,12 @@ def test_lab_edit_through_the_editor_changes_the_results():
     at.session_state["trace"] = {"edited_rows": {2: {"output": 10}}, "added_rows": [], "deleted_rows": []}
     at.run()
     assert not at.exception
-    assert list(lab_overall(at).loc["makespan"].iloc[:2]) == [17, 14]
+    assert list(lab_overall(at).loc["makespan (tick)"].iloc[:2]) == [17, 14]
     # the edit survives a page switch and a return
     at.switch_page("pages/home.py").run()
     at.switch_page("pages/trace_lab.py").run()
     assert list(at.session_state["lab_current"]["output"]) == [5, 2, 10]
-    assert list(lab_overall(at).loc["makespan"].iloc[:2]) == [17, 14]
+    assert list(lab_overall(at).loc["makespan (tick)"].iloc[:2]) == [17, 14]
 
 
 def test_lab_bad_edit_names_the_row_and_keeps_the_typing():
@@ -195,7 +197,7 @@ def test_a_run_that_cannot_start_keeps_the_edits_budgets_and_a_way_out():
     assert any(b.label == "Download trace (CSV)" for b in at.get("download_button"))
     assert at.query_params["s"] == link
     at.number_input(key="w_lab_budget").set_value(8).run()  # back to the budget the edit ran with
-    assert list(lab_overall(at).loc["makespan"].iloc[:2]) == [17, 14]
+    assert list(lab_overall(at).loc["makespan (tick)"].iloc[:2]) == [17, 14]
 
 
 def test_share_link_restores_the_scenario():

@@ -252,13 +252,13 @@ def test_editing_a_cell_reruns_the_lab_and_a_bad_edit_names_the_row(open_page):
     page = open_page("/trace_lab")
     editor = trace_editor(page)
     assert grid(editor) == {"head": ["request", "arrival", "prompt", "output"], "rows": SEED_CELLS}
-    expect(metric(page, "makespan · B")).to_have_text("8")
+    expect(metric(page, "makespan (tick) · B")).to_have_text("8")
 
     edit_cell(page, editor, row=2, column=3, columns=4, value="12", old="4")  # C's output 4 -> 12
-    expect(metric(page, "makespan · B")).to_have_text("16")
+    expect(metric(page, "makespan (tick) · B")).to_have_text("16")
     no_exception(page)
     assert grid(editor)["rows"][2] == ["C", "3", "3", "12"]
-    row_becomes(headed(page, "metric"), "makespan", ["19", "16"])
+    row_becomes(headed(page, "metric"), "makespan (tick)", ["19", "16"])
     # the share link in the address bar follows the edit
     shared = decode(parse_qs(urlparse(page.url).query)["s"][0])
     assert [(r.name, r.output) for r in shared.trace] == [("A", 5), ("B", 2), ("C", 12)]

@@ -100,13 +100,15 @@ def policies_editor(key: str, table: pd.DataFrame) -> pd.DataFrame:
     """The policies table. Its number columns have no limits: the editor would clamp or drop a bad value
     without a word; `entries` names it instead."""
     choices = {"batching": POLICIES, "order": ORDERS, "kv_admission": KV_ADMISSION, "preempt": PREEMPT}
-    config = {"label": st.column_config.TextColumn(t("sw_col_label"), max_chars=60),
-              "token_budget": st.column_config.NumberColumn(t("cfg_budget")),
-              "max_seqs": st.column_config.NumberColumn(t("sw_col_max_seqs")),
-              "chunk_size": st.column_config.NumberColumn(t("sw_col_chunk")),
-              "kv_blocks": st.column_config.NumberColumn(t("sw_col_kv_blocks"))}
+    # Narrow columns, so that all nine fit a projector's width without scrolling.
+    config = {"label": st.column_config.TextColumn(t("sw_col_label"), max_chars=60, width="medium"),
+              "token_budget": st.column_config.NumberColumn(t("sw_col_budget"), width="small"),
+              "max_seqs": st.column_config.NumberColumn(t("sw_col_max_seqs"), width="small"),
+              "chunk_size": st.column_config.NumberColumn(t("sw_col_chunk"), width="small"),
+              "kv_blocks": st.column_config.NumberColumn(t("sw_col_kv_blocks"), width="small")}
     for column, options in choices.items():
-        config[column] = st.column_config.SelectboxColumn(t(f"sw_col_{column}"), options=options, required=True)
+        config[column] = st.column_config.SelectboxColumn(t(f"sw_col_{column}"), options=options, required=True,
+                                                          width="small")
     return st.data_editor(table, key=key, num_rows="dynamic", hide_index=True, width="stretch",
                           column_config=config)
 

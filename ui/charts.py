@@ -9,6 +9,7 @@ import plotly.graph_objects as go
 
 from sim.schedule import PHASES, Schedule, load_series
 
+from . import presenter
 from .i18n import t
 from .text import plotly_text
 
@@ -22,19 +23,31 @@ EVENT_MARKERS = {"preempt": ("x", "#d62728"), "swap_out": ("triangle-down", "#9c
                  "reject": ("square-x-open", "#d62728")}
 GANTT_ROWS = 150  # beyond this many requests the Gantt shows an even sample of them
 TICK_BARS = 400  # up to this many ticks the budget chart has one bar a tick
+PRESENTER_ROOM = 70  # px more height in presenter mode, for the larger legend, title and tick labels
 
 
 def _figure(data: list[dict], layout: dict) -> go.Figure:
+    if presenter.on():  # Streamlit's chart theme sizes the tick labels itself, over the layout's font
+        for name in {"xaxis", "yaxis"} | {key for key in layout if key.startswith(("xaxis", "yaxis"))}:
+            axis = layout.get(name, {})
+            layout[name] = axis | {"tickfont": axis.get("tickfont", {}) | {"size": presenter.font(12)}}
     return go.Figure({"data": data, "layout": layout}, _validate=False)
 
 
 def _base_layout(title: str, height: int) -> dict:
     # The legend sits at the bottom of the figure, under the axis title, so a wrapped legend in a narrow
     # column pushes the plot up instead of covering the title.
-    return {"title": {"text": title, "x": 0, "font": {"size": 15}}, "height": height,
-            "margin": {"l": 10, "r": 10, "t": 36, "b": 76}, "plot_bgcolor": "white",
-            "legend": {"orientation": "h", "x": 0, "y": 0, "yref": "container", "yanchor": "bottom",
-                       "font": {"size": 11}}}
+    layout = {"title": {"text": title, "x": 0, "font": {"size": 15}}, "height": height,
+              "margin": {"l": 10, "r": 10, "t": 36, "b": 76}, "plot_bgcolor": "white",
+              "legend": {"orientation": "h", "x": 0, "y": 0, "yref": "container", "yanchor": "bottom",
+                         "font": {"size": 11}}}
+    if presenter.on():  # projector sizes; the taller legend and tick labels get the room they take
+        layout["title"]["font"]["size"] = presenter.font(20)
+        layout["legend"]["font"]["size"] = presenter.font(11)
+        layout["font"] = {"size": presenter.font(12)}
+        layout["margin"] |= {"t": 48, "b": 110}
+        layout["height"] = height + PRESENTER_ROOM
+    return layout
 
 
 def _layout(title: str, height: int, x_max: float | None, unit: str, yaxis: dict) -> dict:
@@ -212,40 +225,38 @@ def request_anatomy(schedule: Schedule, index: int, x_max: float | None = None) 
                            yref="y", yshift=shift, showarrow=True, arrowhead=2, arrowside="end+start",
                            arrowwidth=1.5, text="", standoff=0, startstandoff=0)
         fig.add_annotation(x=(start + end) / 2, y=row, yshift=shift + 10, text=text, showarrow=False,
-                           font={"size": 12})
-    fig.update_layout(height=260, margin={"t": 60})
+                           font={"size": presenter.font(12)})
+    fig.update_layout(height=260 + (PRESENTER_ROOM if presenter.on() else 0), margin={"t": 60})
     return fig
 
 
 KV_REQUESTS = 60  # up to this many requests hold blocks, each gets its own band; beyond, one total band
-PALETTE = ("#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#ff9da7", "#9c755f",
-           "#bab0ac")
 
 
 def kv_chart(schedule: Schedule, title: str, x_max: float | None = None) -> go.Figure:
-    """KV blocks in use over time, stacked by request (one bar trace, a band per request and interval),
-    under the cache's capacity, with preemption and swap markers."""
+    """KV blocks in use over time, stacked by request (one bar trace, a band per request and interval, told
+    apart by white edges and named on hover: one colour, so the legend has one entry for them), under the
+    cache's capacity, with preemption and swap markers."""
     capacity = schedule.config.kv_blocks
     holders = [(i, r) for i, r in enumerate(schedule.requests) if r.kv]
     times = sorted({time for _, r in holders for time, _ in r.kv} | {schedule.makespan})
     data = []
     if len(holders) <= KV_REQUESTS:
-        xs, widths, bases, heights, colors, hover = [], [], [], [], [], []
+        xs, widths, bases, heights, hover = [], [], [], [], []
         for a, b in zip(times, times[1:]):
             base = 0
-            for i, r in holders:
+            for _, r in holders:
                 blocks = next((n for time, n in reversed(r.kv) if time <= a), 0)
                 if blocks:
                     xs.append((a + b) / 2)
                     widths.append(b - a)
                     bases.append(base)
                     heights.append(blocks)
-                    colors.append(PALETTE[i % len(PALETTE)])
                     hover.append(t("hover_kv", name=plotly_text(r.name), blocks=blocks, start=a, end=b))
                     base += blocks
         data.append({"type": "bar", "name": t("kv_blocks"), "x": xs, "y": heights, "base": bases, "width": widths,
-                     "marker": {"color": colors, "line": {"width": 0.5, "color": "white"}}, "customdata": hover,
-                     "hovertemplate": "%{customdata}<extra></extra>", "showlegend": False})
+                     "marker": {"color": "#76b7b2", "line": {"width": 0.8, "color": "white"}}, "customdata": hover,
+                     "hovertemplate": "%{customdata}<extra></extra>"})
     steps = schedule.steps
     data.append({"type": "scatter", "name": t("kv_total"),
                  "x": [s.start for s in steps] + [steps[-1].end if steps else 0],
@@ -315,4 +326,63 @@ def sweep_chart(rows: list[dict], columns: tuple[str, ...], title: str, x_title:
              "xanchor": "left" if value <= (min(xs) + max(xs)) / 2 else "right",
              "y": 0.06 + 0.12 * row, "yanchor": "bottom", "showarrow": False, "font": {"color": color},
              "bgcolor": "rgba(255,255,255,0.85)"})
+    return _figure(data, layout)
+
+
+def _named(title: str, cost: str, height: int) -> dict:
+    """A lesson chart's layout: the cost's name as its title and its figure as the subtitle."""
+    layout = _base_layout(title, height)
+    layout["title"] |= {"subtitle": {"text": cost, "font": {"size": 13, "color": "#c0392b"}}}
+    layout["margin"] = layout["margin"] | {"t": 64}
+    return layout
+
+
+def series_chart(series: list[tuple[str, list, list]], title: str, cost: str, x_title: str, y_title: str,
+                 mode: str = "lines+markers", height: int = 340) -> go.Figure:
+    """One line (or set of markers) a series, named by the cost it shows (`cost`: the figure, in words)."""
+    data = [{"type": "scatter", "name": plotly_text(name), "x": xs, "y": ys, "mode": mode,
+             "line": {"color": color}, "marker": {"color": color, "size": 7 if "lines" in mode else 5}}
+            for color, (name, xs, ys) in zip(SERIES_COLORS * 2, series)]
+    counted = all(isinstance(x, int) for _, xs, _ in series for x in xs) and max(
+        (len(xs) for _, xs, _ in series), default=0) <= 40  # a few whole numbers: one grid line each
+    layout = _named(title, cost, height) | {
+        "xaxis": {"title": {"text": x_title}, "gridcolor": "#e5e8ee", "zeroline": False} | (
+            {"dtick": 1} if counted else {}),
+        "yaxis": {"title": {"text": y_title}, "gridcolor": "#e5e8ee", "rangemode": "tozero"}}
+    return _figure(data, layout)
+
+
+def bars_chart(groups: list[str], series: list[tuple[str, list[float], list[str]]], title: str, cost: str,
+               y_title: str, log: bool = False, height: int = 340) -> go.Figure:
+    """Grouped bars: one bar a series in every group, each labelled with its figure (`texts`)."""
+    data = [{"type": "bar", "name": plotly_text(name), "x": [plotly_text(g) for g in groups], "y": values,
+             "text": texts, "textposition": "outside", "cliponaxis": False, "marker": {"color": color}}
+            for color, (name, values, texts) in zip(SERIES_COLORS * 2, series)]
+    top = max((v for _, values, _ in series for v in values), default=1) or 1
+    yaxis = {"title": {"text": y_title}, "gridcolor": "#e5e8ee"} | (
+        {"type": "log", "dtick": 1} if log else {"range": [0, top * 1.2]})  # log: powers of ten only
+    return _figure(data, _named(title, cost, height) | {"barmode": "group", "yaxis": yaxis})
+
+
+def kv_totals_chart(runs: list[tuple[str, Schedule]], title: str, cost: str, height: int = 340) -> go.Figure:
+    """KV blocks in use over time, one line a run, under the cache's capacity, with each run's preemptions
+    marked on its line."""
+    data = []
+    capacity = runs[0][1].config.kv_blocks
+    for color, (name, schedule) in zip(SERIES_COLORS * 2, runs):
+        steps = schedule.steps
+        xs = [s.start / 1000 for s in steps] + [steps[-1].end / 1000]
+        data.append({"type": "scatter", "name": plotly_text(name), "x": xs,
+                     "y": [s.kv_blocks for s in steps] + [steps[-1].kv_blocks], "mode": "lines",
+                     "line": {"shape": "hv", "color": color, "width": 1.5}})
+        preempted = [time / 1000 for time, kind, _ in schedule.events if kind == "preempt"]
+        if preempted:
+            data.append({"type": "scatter", "name": t("cost_preempted", name=plotly_text(name)), "x": preempted,
+                         "y": [capacity * 1.1] * len(preempted), "mode": "markers",
+                         "marker": {"symbol": "x", "size": 8, "color": color}})
+    layout = _named(title, cost, height) | {
+        "xaxis": {"title": {"text": t("unit_s")}, "gridcolor": "#e5e8ee", "zeroline": False},
+        "yaxis": {"title": {"text": t("axis_blocks")}, "range": [0, capacity * 1.2], "gridcolor": "#e5e8ee"}}
+    _hline(layout, capacity, "#d62728", t("kv_capacity", blocks=capacity))
+    layout["annotations"][-1] |= {"yanchor": "top", "bgcolor": "rgba(255,255,255,0.8)"}  # under the markers
     return _figure(data, layout)

@@ -14,7 +14,7 @@ from sim.schedule import Schedule
 
 from .charts import GANTT_ROWS, budget_chart, gantt, kv_chart, load_chart
 from .i18n import t
-from .tables import group_table, headline, metric_label, overall_table, policy_title, request_table, what_changed
+from .tables import card_label, group_table, headline, overall_table, policy_title, request_table, shown, what_changed
 from .text import md_escape
 
 
@@ -31,10 +31,10 @@ def show(runs: list[tuple[Schedule, Metrics]], policies: tuple[Policy, Policy], 
     summary.markdown("\n".join(f"- {line}" for line in what_changed(metrics_a, metrics_b, *titles)))
     with cards:
         for column, (name, value_a, value_b, lower_better) in zip(st.columns(2) * 3, headline(metrics_a, metrics_b)):
-            column.metric(metric_label(name, metrics_b.unit) + " · B", round(value_b, 3),
-                          delta=round(value_b - value_a, 3) or None,
+            column.metric(card_label(name, metrics_b.unit) + " · B", shown(name, value_b),
+                          delta=shown(name, value_b - value_a) or None,
                           delta_color="inverse" if lower_better else "normal",
-                          help=t("card_help", a=round(value_a, 3)))
+                          help=t("card_help", a=shown(name, value_a)))
     rejected = [r.name for m in (metrics_a, metrics_b) for r in m.requests if r.finish_reason == "rejected"]
     if rejected:
         st.warning(t("lab_rejected", names=md_escape(", ".join(sorted(set(rejected))[:20])),
@@ -60,7 +60,8 @@ def show(runs: list[tuple[Schedule, Metrics]], policies: tuple[Policy, Policy], 
                 st.caption(f"{label} · {title}")
                 st.dataframe(group_table(metrics, key), hide_index=True, key=f"{page}_{key}_{label}")
     st.subheader(t("lab_per_request"))
-    st.dataframe(request_table([metrics_a, metrics_b], titles), hide_index=True, key=f"{page}_requests")
+    st.caption(t("lab_per_request_key", a=md_escape(titles[0]), b=md_escape(titles[1])))
+    st.dataframe(request_table([metrics_a, metrics_b], ["A", "B"]), hide_index=True, key=f"{page}_requests")
     e1, e2, e3, e4 = st.columns(4)
     e1.download_button(t("dl_requests_csv"), partial(requests_csv, [metrics_a, metrics_b]), "requests.csv", "text/csv",
                        key=f"{page}_dl_requests")

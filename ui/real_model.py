@@ -21,7 +21,7 @@ from sim.metrics import Metrics, compute
 from sim.trace import Trace
 
 from .i18n import t
-from .tables import metric_label
+from .tables import metric_label, shown
 from .text import md_escape
 
 STREAMED = 6  # requests whose text streams on the page while a run goes
@@ -112,8 +112,8 @@ def prediction_table(result: EngineRun, metrics: Metrics, config: Config, policy
                                   ("ttft_p50", metrics.percentiles["ttft"][50], predicted.percentiles["ttft"][50]),
                                   ("tpot_p50", metrics.percentiles["tpot"][50], predicted.percentiles["tpot"][50]),
                                   ("throughput", metrics.throughput, predicted.throughput)):
-        rows.append({t("col_metric"): metric_label(name, metrics.unit), t("rm_measured"): round(measured, 3),
-                     t("rm_predicted"): round(guess, 3),
+        rows.append({t("col_metric"): metric_label(name, metrics.unit), t("rm_measured"): shown(name, measured),
+                     t("rm_predicted"): shown(name, guess),
                      t("rm_error"): f"{(guess - measured) / measured:+.0%}" if measured else "—"})
     fit = {"c0": cost.c0, "c_prefill": cost.c_prefill, "c_decode": cost.c_decode, "c_attn": cost.c_attn,
            "error": error}

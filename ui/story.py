@@ -131,7 +131,7 @@ def overall_table(runs: list[Run], now: float) -> pd.DataFrame:
         row = {t("col_metric"): t(f"ex_m_{name}")}
         for label, run in zip("AB", runs):
             value = _overall(run.metrics, name)
-            shown = f"{round(value * 100, 2):g}%" if name == "utilization" else _figure(value)
+            shown = f"{round(value * 100, 1):g}%" if name == "utilization" else _figure(value)
             row[f"{label} · {t(f'policy_{run.policy}')}"] = shown if run.end <= now else PENDING
         rows.append(row)
     return pd.DataFrame(rows)

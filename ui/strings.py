@@ -6,6 +6,11 @@ STRINGS = {
     "nav_example": {"en": "Worked example", "zh": "示例推演"},
     "nav_lab": {"en": "Trace lab", "zh": "Trace 实验室"},
     "nav_guide": {"en": "Metrics guide", "zh": "指标指南"},
+    "presenter_switch": {"en": "Presenter mode", "zh": "演示模式"},
+    "presenter_help": {"en": "For a projector: larger fonts in text, tables and charts, and each page's options "
+                             "folded away (open them when you need them).",
+                       "zh": "用于投影：正文、表格和图表字体更大，各页的选项折叠起来（需要时再展开）。"},
+    "presenter_options": {"en": "Options", "zh": "选项"},
     "about_title": {"en": "About", "zh": "关于"},
     "about_text": {
         "en": "**The batching classroom** shows how an LLM server schedules requests: static batching against "
@@ -81,6 +86,9 @@ STRINGS = {
     "home_pages": {"en": "Pages", "zh": "页面"},
     "home_link_worked_example": {"en": "Worked example: the seed's trace revealed tick by tick, with narration",
                                  "zh": "示例推演：逐 tick 展开设计文档的 trace，并附文字解说"},
+    "home_link_costs": {"en": "What it costs: prefill–decode interference, TPOT jitter, starvation, KV pressure "
+                                 "and the scheduler's work, in milliseconds",
+                        "zh": "代价：prefill–decode 干扰、TPOT 抖动、饥饿、KV 压力与调度器的工作，以毫秒计"},
     "home_link_trace_lab": {"en": "Trace lab: edit, generate or upload a trace and compare two policies",
                             "zh": "Trace 实验室：编辑、生成或上传 trace，对比两种策略"},
     "home_link_capacity_lab": {"en": "Capacity lab: how much load before each policy breaks its SLOs (goodput and knees)",
@@ -136,6 +144,8 @@ STRINGS = {
               "1.0, C's TTFT 5. Continuous: makespan 8, waste 0, throughput 1.375, C's TTFT 2. Every TPOT is 1.",
         "zh": "静态：makespan 11，padding 浪费 5（2 个 prompt padding + B 的 3 个空闲 decode 槽位），吞吐 1.0，"
               "C 的 TTFT 为 5。连续：makespan 8，浪费 0，吞吐 1.375，C 的 TTFT 为 2。所有请求的 TPOT 都是 1。"},
+    "ex_costs_link": {"en": "Every TPOT here is 1 tick. What does continuous batching cost in milliseconds? →",
+                      "zh": "这里每个 TPOT 都是 1 个 tick。以毫秒计，连续批处理的代价是什么？→"},
     "ex_open_lab": {"en": "Open this trace in the trace lab", "zh": "在 Trace 实验室中打开此 trace"},
     "ex_narration": {"en": "**Time {tick}**: what happened, tick by tick", "zh": "**时间 {tick}**：逐 tick 发生了什么"},
     "ex_narration_empty": {"en": "Time 0: nothing has run yet. Press Play, or step forward.",
@@ -181,6 +191,10 @@ STRINGS = {
 
     # Tables
     "col_name": {"en": "request", "zh": "请求"},
+    "col_policy": {"en": "policy", "zh": "策略"},
+    "card_throughput": {"en": "tokens/{per}", "zh": "token/{per}"},
+    "card_goodput_requests": {"en": "goodput", "zh": "goodput"},
+    "lab_per_request_key": {"en": "Two rows a request: A = {a}, B = {b}.", "zh": "每个请求两行：A = {a}，B = {b}。"},
     "col_arrival": {"en": "arrival", "zh": "到达"},
     "col_prompt": {"en": "prompt", "zh": "prompt"},
     "col_output": {"en": "output", "zh": "输出"},
@@ -204,6 +218,7 @@ STRINGS = {
     "m_makespan": {"en": "makespan", "zh": "makespan"},
     "m_throughput": {"en": "throughput (tokens/{per})", "zh": "吞吐（token/{per}）"},
     "m_request_throughput": {"en": "requests/{per}", "zh": "请求/{per}"},
+    "with_unit": {"en": "{label} ({unit})", "zh": "{label}（{unit}）"},
     "per_tick": {"en": "tick", "zh": "tick"},
     "per_ms": {"en": "ms", "zh": "毫秒"},
     "m_padding_waste": {"en": "padding waste", "zh": "padding 浪费"},
@@ -732,6 +747,165 @@ STRINGS = {
               "- **调度预算**（token 预算、KV 容量）；\n- **采样**设置；\n- 延迟中是否计入 **streaming**。\n\n"
               "实验室天然保证 A 和 B 使用同一条 trace、同一组预算。"},
 
+    # What it costs (the cost lesson)
+    "nav_costs": {"en": "What it costs", "zh": "代价"},
+    "unit_s": {"en": "s", "zh": "秒"},
+    "cost_title": {"en": "What continuous batching costs", "zh": "连续批处理的代价"},
+    "cost_intro": {
+        "en": "The worked example shows what iteration-level scheduling wins. Each win has a price, and ticks "
+              "hide it: in the tick model every iteration lasts one tick, so every TPOT is 1. Here iterations "
+              "take milliseconds, as on a real server: **c0 + c_prefill × prefill tokens + c_decode × decoding "
+              "requests + c_attn × context read**. Five costs, each on a trace that shows it, each named on its "
+              "chart with its figure. (Lesson 1 reads the worked example's ticks as {ms} ms each.)",
+        "zh": "示例推演展示了 iteration 级调度赢在哪里。每一项收益都有代价，而 tick 把它藏了起来：tick 模型里每次迭代都"
+              "是 1 个 tick，所以 TPOT 总是 1。这里的迭代像真实服务器一样以毫秒计：**c0 + c_prefill × prefill token 数 "
+              "+ c_decode × decode 请求数 + c_attn × 读取的上下文**。下面五种代价，各用一条能显出它的 trace，并在图上"
+              "标出名称和数值。（第 1 课把示例的每个 tick 读作 {ms} 毫秒。）"},
+    "cost_back": {"en": "Back to the worked example", "zh": "回到示例推演"},
+    "cost_running": {"en": "Simulating the five lessons…", "zh": "正在模拟五节课……"},
+    "cost_download": {"en": "Download this table (CSV)", "zh": "下载此表（CSV）"},
+    "cost_example_gantt": {"en": "The worked example in ms, continuous batching", "zh": "以毫秒计的示例推演：连续批处理"},
+    "cost_continuous": {"en": "continuous", "zh": "连续"},
+    "cost_chunk2": {"en": "chunked prefill, 2 tokens", "zh": "分块 prefill，每块 2 个 token"},
+    "cost_chunk1": {"en": "chunked prefill, 1 token", "zh": "分块 prefill，每块 1 个 token"},
+    "cost_chunk128": {"en": "chunked prefill, 128 tokens", "zh": "分块 prefill，每块 128 个 token"},
+    "cost_fcfs": {"en": "strict arrival order (fcfs)", "zh": "严格到达顺序（fcfs）"},
+    "cost_skip": {"en": "skip what does not fit (fcfs-skip)", "zh": "跳过装不下的（fcfs-skip）"},
+    "cost_fcfs_chunk": {"en": "fcfs + chunked prefill", "zh": "fcfs + 分块 prefill"},
+    "cost_reserve": {"en": "reserve the whole output", "zh": "预留完整输出（reserve）"},
+    "cost_overcommit": {"en": "overcommit", "zh": "超额准入（overcommit）"},
+    "cost_static": {"en": "static", "zh": "静态"},
+    "cost_col_policy": {"en": "policy", "zh": "策略"},
+    "cost_col_a_worst": {"en": "A's longest gap", "zh": "A 的最长间隔"},
+    "cost_col_a_ttft": {"en": "A's TTFT", "zh": "A 的 TTFT"},
+    "cost_col_c_ttft": {"en": "C's TTFT", "zh": "C 的 TTFT"},
+    "cost_col_makespan": {"en": "makespan", "zh": "总时长"},
+    "cost_col_itl_p50": {"en": "token gap p50", "zh": "间隔 p50"},
+    "cost_col_itl_p99": {"en": "token gap p99", "zh": "间隔 p99"},
+    "cost_col_ratio": {"en": "p99 / p50", "zh": "p99 / p50"},
+    "cost_col_ttft_p90": {"en": "TTFT p90", "zh": "TTFT p90"},
+    "cost_col_ttft_p99": {"en": "TTFT p99", "zh": "TTFT p99"},
+    "cost_col_short_wait": {"en": "short: median queue", "zh": "短：排队中位数"},
+    "cost_col_long_wait": {"en": "long: median queue", "zh": "长：排队中位数"},
+    "cost_col_long_max": {"en": "long: longest queue", "zh": "长：最长排队"},
+    "cost_col_preemptions": {"en": "preemptions", "zh": "抢占次数"},
+    "cost_col_recomputed": {"en": "tokens prefilled again", "zh": "重算的 token"},
+    "cost_col_iterations": {"en": "iterations", "zh": "迭代数"},
+    "cost_col_decisions": {"en": "scheduling decisions", "zh": "调度决策数"},
+    "cost_col_changes": {"en": "joins + leaves", "zh": "加入 + 离开"},
+    "cost_col_plan": {"en": "planning time / iteration", "zh": "每次迭代的规划时间"},
+    "cost_interference_title": {"en": "Prefill–decode interference", "zh": "Prefill–decode 干扰"},
+    "cost_interference_named": {
+        "en": "A waits {worst} for a token while C prefills, against {usual} otherwise (+{rise})",
+        "zh": "C 做 prefill 时 A 等一个 token 要 {worst}，平时为 {usual}（+{rise}）"},
+    "cost_interference_story": {
+        "en": "C arrives while A and B decode. Continuous batching admits it at once, so C's 3 prefill tokens "
+              "share an iteration with A's and B's decodes: that iteration lasts **{worst}** instead of **{usual}**, "
+              "and A waits **+{rise}** for that token. That is prefill–decode interference: a newcomer's prefill "
+              "stretches the gap of everyone already decoding. Chunked prefill (Sarathi) spreads a prompt over "
+              "several iterations: with 1-token chunks A's longest gap is **{chunked_worst}**, but prefills "
+              "finish later: C's TTFT rises from **{c_ttft}** to **{c_ttft_chunked}**, and A's own from "
+              "**{a_ttft}** to **{a_ttft_chunked}**.",
+        "zh": "C 在 A、B decode 时到达。连续批处理立即接纳它，于是 C 的 3 个 prefill token 与 A、B 的 decode 同处一次"
+              "迭代：这次迭代耗时 **{worst}** 而不是 **{usual}**，A 为这个 token 多等了 **+{rise}**。这就是 prefill–"
+              "decode 干扰：新请求的 prefill 拉长了所有正在 decode 的请求的间隔。分块 prefill（Sarathi）把 prompt 分到"
+              "多次迭代：每块 1 个 token 时 A 的最长间隔为 **{chunked_worst}**，但 prefill 完成得更晚：C 的 TTFT 从 "
+              "**{c_ttft}** 升到 **{c_ttft_chunked}**，A 自己的从 **{a_ttft}** 升到 **{a_ttft_chunked}**。"},
+    "cost_gap_index": {"en": "A's token gap (1st, 2nd, …)", "zh": "A 的第几个 token 间隔"},
+    "cost_gap_axis": {"en": "gap ({unit})", "zh": "间隔（{unit}）"},
+    "cost_jitter_title": {"en": "TPOT jitter", "zh": "TPOT 抖动"},
+    "cost_jitter_named": {
+        "en": "token gap p99 {p99} = {ratio}× p50 ({p50}); chunked prefill: {chunked_p99} = {chunked_ratio}×",
+        "zh": "token 间隔 p99 {p99} = p50（{p50}）的 {ratio} 倍；分块 prefill：{chunked_p99} = {chunked_ratio} 倍"},
+    "cost_jitter_story": {
+        "en": "300 requests, 4 a second, with long-tailed prompts (median 200 tokens, some over 2,000). Every dot "
+              "is an iteration: most last about **{p50}**, the time between two tokens of a decoding request. "
+              "An iteration that carries a long prompt's prefill lasts much longer, and every request decoding in "
+              "it waits with it: the p99 gap between tokens is **{p99}**, **{ratio}×** the median. A user sees "
+              "the stream stutter. Chunks of 128 tokens cut the p99 to **{chunked_p99}** (**{chunked_ratio}×**), and "
+              "pay for it in TTFT: p99 **{ttft}** becomes **{ttft_chunked}**.",
+        "zh": "300 个请求，每秒 4 个，prompt 长尾分布（中位数 200 个 token，有的超过 2,000）。每个点是一次迭代：大多数"
+              "约 **{p50}**，也就是 decode 请求两个 token 之间的时间。带着长 prompt prefill 的迭代要长得多，其中每个在 "
+              "decode 的请求都跟着等待：token 间隔 p99 为 **{p99}**，是中位数的 **{ratio} 倍**。用户看到输出流一卡一卡。"
+              "每块 128 个 token 把 p99 降到 **{chunked_p99}**（**{chunked_ratio} 倍**），代价是 TTFT：p99 从 **{ttft}** "
+              "变为 **{ttft_chunked}**。"},
+    "cost_iteration_axis": {"en": "iteration length ({unit})", "zh": "迭代时长（{unit}）"},
+    "cost_hol_title": {"en": "Head-of-line blocking and starvation", "zh": "队头阻塞与饥饿"},
+    "cost_hol_named": {
+        "en": "fcfs: short prompts queue {short_strict} (HOL blocking); fcfs-skip: long ones {long_skip} (starved)",
+        "zh": "fcfs：短 prompt 排队 {short_strict}（队头阻塞）；fcfs-skip：长 prompt 排队 {long_skip}（饥饿）"},
+    "cost_hol_story": {
+        "en": "Short prompts at 10 a second, and every tenth request a prompt of {long} tokens under a budget of "
+              "1,024 tokens an iteration: a long prompt fits only when few requests decode. In **strict arrival "
+              "order** a long prompt at the head of the queue blocks everyone behind it: short prompts wait "
+              "**{short_strict}** at the median (head-of-line blocking). **Skipping** what does not fit lets them "
+              "pass (**{short_skip}**), and the long prompts starve: **{long_skip}** at the median, up to "
+              "**{long_skip_max}**. Chunked prefill lets a long prompt in piece by piece (long prompts "
+              "**{long_chunked}**, short **{short_chunked}**) and pays in every decode's gap: token gap p50 "
+              "**{itl}** becomes **{itl_chunked}**.",
+        "zh": "短 prompt 每秒 10 个，每第十个请求是 {long} 个 token 的长 prompt，每次迭代预算 1,024 个 token：只有 decode "
+              "的请求很少时长 prompt 才装得下。**严格到达顺序**下，队头的长 prompt 挡住后面所有人：短 prompt 排队中位数为 "
+              "**{short_strict}**（队头阻塞）。**跳过**装不下的请求让短 prompt 先行（**{short_skip}**），长 prompt 于是"
+              "挨饿：中位数 **{long_skip}**，最长 **{long_skip_max}**。分块 prefill 让长 prompt 一块一块进入（长 prompt "
+              "**{long_chunked}**，短 prompt **{short_chunked}**），代价落在每个 decode 的间隔上：token 间隔 p50 从 "
+              "**{itl}** 变为 **{itl_chunked}**。"},
+    "cost_group_short": {"en": "short prompts: median", "zh": "短 prompt：中位数"},
+    "cost_group_long": {"en": "long prompts: median", "zh": "长 prompt：中位数"},
+    "cost_group_long_max": {"en": "long prompts: longest", "zh": "长 prompt：最长"},
+    "cost_queue_axis": {"en": "queue time ({unit}, log scale)", "zh": "排队时间（{unit}，对数刻度）"},
+    "cost_kv_title": {"en": "KV pressure and preemption", "zh": "KV 压力与抢占"},
+    "cost_kv_named": {
+        "en": "overcommit: {preemptions} preemptions, {recomputed} tokens prefilled again; "
+              "TTFT p99 {ttft} vs {ttft_reserve}",
+        "zh": "overcommit：{preemptions} 次抢占，{recomputed} 个 token 重新 prefill；TTFT p99 {ttft} 对 {ttft_reserve}"},
+    "cost_kv_story": {
+        "en": "The jitter trace again, with a KV cache of {blocks} blocks ({tokens} tokens). **Reserving** blocks "
+              "for a request's whole output at admission never runs out, but holds memory that is not used yet, so "
+              "fewer requests run: TTFT p99 **{ttft_reserve}**. **Overcommitting** admits as soon as the prompt "
+              "fits: TTFT p99 falls to **{ttft}**, and when decodes fill the cache the newest request is preempted "
+              "and its KV dropped: **{preemptions}** preemptions, and **{recomputed}** tokens prefilled a second "
+              "time ({share} of all prefill work). That is the price of admitting more.",
+        "zh": "还是抖动那条 trace，KV cache 为 {blocks} 个 block（{tokens} 个 token）。准入时**预留**完整输出所需的 "
+              "block 永远不会用尽，但占着尚未用到的内存，于是同时运行的请求更少：TTFT p99 **{ttft_reserve}**。"
+              "**超额准入**只要 prompt 装得下就接纳：TTFT p99 降到 **{ttft}**；而当 decode 填满 cache，最新的请求被"
+              "抢占、KV 被丢弃：**{preemptions}** 次抢占，**{recomputed}** 个 token 第二次 prefill（占全部 prefill 工作的 "
+              "{share}）。这就是多接纳的代价。"},
+    "cost_preempted": {"en": "{name}: preemption", "zh": "{name}：抢占"},
+    "cost_work_title": {"en": "The scheduler's work every iteration", "zh": "调度器每次迭代的工作"},
+    "cost_work_named": {
+        "en": "continuous decides {decisions} times (every iteration), static {static_decisions}; "
+              "the batch changes before {changed} iterations",
+        "zh": "连续批处理决策 {decisions} 次（每次迭代），静态 {static_decisions} 次；{changed} 次迭代前 batch 发生变化"},
+    "cost_work_story": {
+        "en": "The jitter trace under static and continuous batching, each planned one iteration at a time. "
+              "Static batching decides once a batch: **{static_decisions}** times. Continuous batching decides "
+              "again every iteration, **{decisions}** times, and its batch changes before **{changed}** of them "
+              "(**{share}**); static's changes {static_changed} times. Each change means new batch tensors and "
+              "block tables in a real engine, work that happens on the CPU between two forward passes. Planning "
+              "one iteration took **{plan} µs** here for continuous and **{static_plan} µs** for static (this "
+              "machine's Python, measured when the page first ran; the median of three runs after a warm-up).",
+        "zh": "同一条抖动 trace，分别用静态与连续批处理，每次只规划一次迭代。静态批处理每个 batch 决策一次：共 "
+              "**{static_decisions}** 次。连续批处理每次迭代都要重新决策，共 **{decisions}** 次，其中 **{changed}** 次"
+              "（**{share}**）之前 batch 发生了变化；静态批处理变化 {static_changed} 次。在真实引擎中，每次变化都意味着重建 "
+              "batch 张量和 block table，这些工作发生在两次前向计算之间的 CPU 上。在这里规划一次迭代，连续批处理用时 "
+              "**{plan} 微秒**，静态 **{static_plan} 微秒**（本机 Python，页面首次运行时测得；预热一次后三次运行的中位数）。"},
+    "cost_group_decisions": {"en": "scheduling decisions", "zh": "调度决策"},
+    "cost_group_changed": {"en": "iterations after a batch change", "zh": "batch 变化后的迭代"},
+    "cost_work_axis": {"en": "count (log scale)", "zh": "次数（对数刻度）"},
+    "cost_hidden_title": {"en": "What these pictures still leave out", "zh": "这些图仍然没有画出的东西"},
+    "cost_hidden": {
+        "en": "- The latency model is linear: a real GPU's iteration time is flat until the batch fills its "
+              "compute, then rises; the real-model page measures one.\n"
+              "- Planning time is this simulator's Python, not vLLM's; in a real engine the batch's tensors, "
+              "sampling and detokenization add CPU time every iteration.\n"
+              "- Preemption by recompute is modelled as prefill work again; swapping to host memory costs PCIe "
+              "time instead (the trace lab's swap option).",
+        "zh": "- 延迟模型是线性的：真实 GPU 的迭代时间在 batch 填满算力之前几乎不变，之后才上升；真实模型页面实际测量了"
+              "一个。\n"
+              "- 规划时间是本模拟器的 Python，而不是 vLLM 的；真实引擎中，batch 张量、采样和反 tokenize 每次迭代都会"
+              "增加 CPU 时间。\n"
+              "- 重算式抢占被建模为再做一遍 prefill；换出到主机内存则改为花费 PCIe 时间（Trace 实验室的 swap 选项）。"},
+
     # Capacity lab (sweeps)
     "nav_capacity": {"en": "Capacity lab", "zh": "容量实验"},
     "sw_title": {"en": "Capacity lab: how much load before the SLO breaks?", "zh": "容量实验：负载多大时 SLO 开始失守？"},
@@ -767,12 +941,13 @@ STRINGS = {
               "仅连续批处理可用的选项（chunk、overcommit）在静态批处理行中必须保持关闭。"},
     "sw_col_label": {"en": "policy", "zh": "策略"},
     "sw_col_batching": {"en": "batching", "zh": "批处理"},
-    "sw_col_order": {"en": "queue order", "zh": "队列顺序"},
-    "sw_col_max_seqs": {"en": "max sequences", "zh": "最大序列数"},
+    "sw_col_order": {"en": "order", "zh": "队列顺序"},
+    "sw_col_budget": {"en": "budget", "zh": "预算"},
+    "sw_col_max_seqs": {"en": "max seqs", "zh": "序列上限"},
     "sw_col_chunk": {"en": "chunk size", "zh": "chunk 大小"},
     "sw_col_kv_blocks": {"en": "KV blocks", "zh": "KV 块数"},
-    "sw_col_kv_admission": {"en": "KV admission", "zh": "KV 准入"},
-    "sw_col_preempt": {"en": "preemption", "zh": "抢占方式"},
+    "sw_col_kv_admission": {"en": "KV admit", "zh": "KV 准入"},
+    "sw_col_preempt": {"en": "preempt", "zh": "抢占"},
     "sw_policy_count": {"en": "Give one to {most} policies (rows).", "zh": "请给出 1 到 {most} 个策略（行）。"},
     "sw_policy_label": {"en": "Policy row {row}: give it a name no other row has.",
                         "zh": "策略第 {row} 行：请起一个与其他行不同的名字。"},

@@ -22,27 +22,59 @@ EXTRA = ("finished", "cancelled", "rejected", "preemptions", "recomputed_tokens"
 LOWER_EXTRA_IS_WORSE = {"finished", "spec_accepted"}
 
 
+SHARES = {"utilization", "slo_attainment"}  # shown as percentages, everywhere
+TIMES = {"queue_time", "ttft", "tpot", "e2e", "completion", "makespan", "itl"}  # in the run's unit
+
+
+def card_label(name: str, unit: str = "tick") -> str:
+    """A metric's short name for a metric card (a card is narrow)."""
+    return t(f"card_{name}", per=t(f"per_{unit}")) if name in ("throughput", "goodput_requests") else \
+        metric_label(name, unit)
+
+
 def metric_label(name: str, unit: str = "tick") -> str:
-    """A metric's name; rates read per tick or per ms as the run's unit is."""
-    return t("m_" + name, per=t(f"per_{unit}"))
+    """A metric's name with its unit: rates per tick or per ms, times in ticks or ms, shares in %."""
+    label = t("m_" + name, per=t(f"per_{unit}"))
+    if name in SHARES:
+        return f"{label} (%)"
+    if name.rsplit("_p", 1)[0] in TIMES:
+        return t("with_unit", label=label, unit=t(f"unit_{unit}"))
+    return label
 
 
-def request_table(runs: list[Metrics], titles: list[str]) -> pd.DataFrame:
-    """One row per request: its shape, then each latency under each policy (and how it ended, when any
-    request did not simply finish)."""
-    first = runs[0].requests
-    table = {t("col_name"): [r.name for r in first], t("col_arrival"): [r.arrival for r in first],
-             t("col_prompt"): [r.prompt for r in first], t("col_output"): [r.output for r in first]}
+def shown(name: str, value: float | None) -> float | None:
+    """A metric's value rounded for reading, the same on every page: shares as percentages with one decimal,
+    figures of 100 or more whole, of 10 or more with one decimal, smaller ones with two."""
+    if value is None:
+        return None
+    if name in SHARES:
+        return round(value * 100, 1)
+    size = abs(value)
+    digits = 0 if size >= 100 else 1 if size >= 10 else 2
+    rounded = round(value, digits)
+    return int(rounded) if float(rounded).is_integer() else rounded
+
+
+def request_table(runs: list[Metrics], labels: list[str]) -> pd.DataFrame:
+    """One row per request and policy (A's row above B's), so a projector shows every column without
+    scrolling: its shape, its latencies under that policy, and how it ended when any request did not simply
+    finish."""
+    unit = runs[0].unit
     extra = [c for c in ("finish_reason", "preemptions", "wasted")
              if any((r.finish_reason != "finished") if c == "finish_reason" else getattr(r, c)
                     for m in runs for r in m.requests)]
-    for metric in (*PER_REQUEST, *extra):
-        for title, m in zip(titles, runs):
-            values = [getattr(r, metric) for r in m.requests]
-            if metric == "finish_reason":
-                values = [t(f"reason_{v}") for v in values]
-            table[f"{metric_label(metric, m.unit)} · {title}"] = values
-    return pd.DataFrame(table)
+    rows = []
+    for index in range(len(runs[0].requests)):
+        for label, m in zip(labels, runs):
+            r = m.requests[index]
+            row = {t("col_name"): r.name, t("col_policy"): label, t("col_arrival"): shown("arrival", r.arrival),
+                   t("col_prompt"): r.prompt, t("col_output"): r.output}
+            for metric in (*PER_REQUEST, *extra):
+                value = getattr(r, metric)
+                row[metric_label(metric, unit)] = (t(f"reason_{value}") if metric == "finish_reason" else
+                                                   shown(metric, value) if metric in TIMES else value)
+            rows.append(row)
+    return pd.DataFrame(rows)
 
 
 def overall_table(a: Metrics, b: Metrics, titles: list[str], names: tuple[str, ...] = OVERALL) -> pd.DataFrame:
@@ -56,8 +88,8 @@ def overall_table(a: Metrics, b: Metrics, titles: list[str], names: tuple[str, .
         relative = ("+" if change >= 0 else "-") + percent(abs(change / va)) if va else ("—" if not change else "∞")
         higher_better = name in HIGHER_IS_BETTER or name in LOWER_EXTRA_IS_WORSE
         better = (change > 0) == higher_better if change else None
-        records.append({t("col_metric"): metric_label(name, a.unit), f"{titles[0]} (A)": round(va, 4),
-                        f"{titles[1]} (B)": round(vb, 4), t("col_change"): round(change, 4),
+        records.append({t("col_metric"): metric_label(name, a.unit), f"{titles[0]} (A)": shown(name, va),
+                        f"{titles[1]} (B)": shown(name, vb), t("col_change"): shown(name, change),
                         t("col_relative"): relative,
                         t("col_verdict"): "" if better is None else ("✅" if better else "🔻")})
     return pd.DataFrame(records)

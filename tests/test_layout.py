@@ -1,0 +1,203 @@
+"""Layout test: every page at 1400×900, in English and Chinese, drawn without sideways-scrolling tables, text that
+sticks out of its Plotly chart, a legend that scrolls, or a widget or metric label cut off.
+
+Each page opens in a fresh browser context whose locale picks the language (the app follows the browser's locale on
+first visit). No button is pressed: what is checked is what a page draws by itself (the capacity lab's first-visit
+sweep included). The pages come from the files in pages/ (home.py is "/", x.py is "/x"), so a page added later is
+checked too. The checks run as one script in the page (CHECKS) that returns a list of problems, each naming the page,
+the language and the element; the test fails showing that list. Needs Debian's Chromium, like tests/test_browser.py.
+"""
+from __future__ import annotations
+
+import json
+import re
+import sys
+import time
+
+import pytest
+
+from tests.browser_kit import CHROMIUM, CHROMIUM_ARGS, ROOT, ServerError, streamlit_server
+from tests.test_browser import SCREENSHOTS, wait_idle
+
+playwright_api = pytest.importorskip("playwright.sync_api")
+expect = playwright_api.expect
+
+VIEWPORT = {"width": 1400, "height": 900}
+LOCALES = {"en": "en-US", "zh": "zh-CN"}
+TIMEOUT_MS = 90_000  # the capacity lab's first-visit sweep takes several seconds, more on a busy machine
+SETTLE_S = 0.3  # the page's geometry must stay the same over three polls this far apart
+PAGES = {("/" if file.stem == "home" else f"/{file.stem}") for file in (ROOT / "pages").glob("*.py")}
+
+# Shared by the checks: what is drawn (a hidden tab's or a folded expander's elements have no boxes), a short name
+# for a table (its key, the heading it is under, its first column headers) and a chart (its title, else its heading).
+HELPERS = r"""
+  const shown = (el) => el.getClientRects().length > 0 && el.getBoundingClientRect().width > 0;
+  const text = (el) => (el.textContent || '').replace(/\s+/g, ' ').trim();
+  const keyed = (el) => {
+    const box = el.closest('[class*="st-key-"]');
+    const key = box && Array.from(box.classList).find(c => c.startsWith('st-key-'));
+    return key ? key.slice('st-key-'.length) : null;
+  };
+  const under = (el) => {  // the last heading before the element, in the page's order
+    const heads = Array.from(document.querySelectorAll('h1, h2, h3, h4, h5, h6'))
+      .filter(h => h.compareDocumentPosition(el) & Node.DOCUMENT_POSITION_FOLLOWING);
+    return heads.length ? ` under "${text(heads[heads.length - 1])}"` : '';
+  };
+  const tableName = (el, i) => {
+    const grid = el.querySelector('table[role=grid]');
+    const heads = Array.from(el.querySelectorAll('th[role=columnheader]')).map(text).filter(Boolean);
+    const count = grid && grid.getAttribute('aria-colcount');
+    const first = heads.length ? `: ${heads.slice(0, 4).join(' | ')}${heads.length > 4 ? ' | …' : ''}` : '';
+    const cols = `${count ? `${count} columns` : 'columns'}${first}`;
+    return `table #${i + 1}${keyed(el) ? ` (key ${keyed(el)})` : ''}${under(el)} [${cols}]`;
+  };
+  const chartName = (el, i) => {
+    const title = el.querySelector('.gtitle');
+    const name = title ? text(title) : '';
+    return `chart #${i + 1}${name ? ` "${name.length > 60 ? name.slice(0, 59) + '…' : name}"` : under(el)}`;
+  };
+"""
+
+# What the page must have drawn before it is checked: every shown chart its SVG, every shown table its scroller.
+# Returns what is still missing, and a signature of the geometry (to wait until nothing moves any more).
+DRAWN = "() => {" + HELPERS + r"""
+  const missing = [];
+  const charts = Array.from(document.querySelectorAll('[data-testid="stPlotlyChart"]')).filter(shown);
+  charts.forEach((c, i) => { if (!c.querySelector('.main-svg')) missing.push(`chart #${i + 1}`); });
+  const tables = Array.from(document.querySelectorAll('[data-testid="stDataFrame"]')).filter(shown);
+  tables.forEach((t, i) => { if (!t.querySelector('.dvn-scroller')) missing.push(`table #${i + 1}`); });
+  const boxes = [...charts, ...tables, ...tables.map(t => t.querySelector('.dvn-scroller')).filter(Boolean),
+                 ...document.querySelectorAll('[data-testid="stWidgetLabel"], [data-testid="stMetricLabel"]')]
+    .map(e => { const r = e.getBoundingClientRect();
+                return [Math.round(r.width), Math.round(r.height), e.scrollWidth].join(','); });
+  return {missing, signature: boxes.join(';')};
+}"""
+
+# The checks: a list of problem strings (empty when the page is fine). Argument: the "page · language" prefix.
+CHECKS = "(where) => {" + HELPERS + r"""
+  const problems = [];
+  // 1. A table (st.dataframe, st.data_editor) must fit its width: glide-data-grid scrolls in `.dvn-scroller`.
+  Array.from(document.querySelectorAll('[data-testid="stDataFrame"]')).filter(shown).forEach((t, i) => {
+    const scroller = t.querySelector('.dvn-scroller');
+    if (!scroller) { problems.push(`${where}: ${tableName(t, i)} has no .dvn-scroller to measure`); return; }
+    if (scroller.scrollWidth > scroller.clientWidth + 1)
+      problems.push(`${where}: ${tableName(t, i)} scrolls sideways ` +
+                    `(content ${scroller.scrollWidth} px in ${scroller.clientWidth} px)`);
+  });
+  // 2. A chart's titles, legend entries and annotations lie inside its box (2 px of slack); its legend does not
+  //    scroll (plotly keeps a `.scrollbar` rect in `.legend`, of zero size unless the legend scrolls).
+  Array.from(document.querySelectorAll('[data-testid="stPlotlyChart"]')).filter(shown).forEach((c, i) => {
+    const svg = c.querySelector('.main-svg');
+    if (!svg) { problems.push(`${where}: chart #${i + 1} is not drawn`); return; }
+    const box = svg.getBoundingClientRect();
+    c.querySelectorAll('.gtitle, .legendtext, .xtitle, .ytitle, .annotation-text').forEach(el => {
+      const r = el.getBoundingClientRect();
+      if (!text(el) || r.width === 0) return;
+      const left = box.left - r.left, right = r.right - box.right;
+      if (left > 2 || right > 2)
+        problems.push(`${where}: ${chartName(c, i)}: ${el.getAttribute('class').split(' ')[0]} "${text(el)}" ` +
+                      `sticks out of the chart by ${Math.round(Math.max(left, right))} px on the ` +
+                      `${left > right ? 'left' : 'right'}`);
+    });
+    c.querySelectorAll('.legend .scrollbar').forEach(bar => {
+      const r = bar.getBoundingClientRect();
+      if (r.width > 0 && r.height > 0)
+        problems.push(`${where}: ${chartName(c, i)}: the legend scrolls ` +
+                      `(${Array.from(c.querySelectorAll('.legendtext')).map(text).join(', ')})`);
+    });
+  });
+  // 3. A widget or metric label is not cut off: the element of it that ends in an ellipsis (a metric label's
+  //    stMarkdownEllipsis) holds its whole text. Widget labels have none (they wrap): their paragraphs must not
+  //    stick out of their box either (a word too long for a narrow column runs into the help icon or beyond).
+  const labels = Array.from(document.querySelectorAll('[data-testid="stWidgetLabel"], [data-testid="stMetricLabel"]'))
+    .filter(label => shown(label) && text(label));
+  labels.forEach((label, i) => {
+    const kind = label.dataset.testid === 'stMetricLabel' ? 'metric' : 'widget';
+    const name = `${kind} label #${i + 1} "${text(label)}"`;
+    [label, ...label.querySelectorAll('*')]
+      .filter(el => getComputedStyle(el).textOverflow === 'ellipsis' && shown(el))
+      .forEach(el => {
+        if (el.scrollWidth > el.clientWidth + 1)
+          problems.push(`${where}: ${name} is cut off (${el.scrollWidth} px shown in ${el.clientWidth} px)`);
+      });
+    if (kind === 'widget')
+      label.querySelectorAll('p').forEach(el => {
+        if (shown(el) && el.scrollWidth > el.clientWidth + 1)
+          problems.push(`${where}: ${name} sticks out of its box (${el.scrollWidth} px in ${el.clientWidth} px)`);
+      });
+  });
+  return problems;
+}"""
+
+
+@pytest.fixture(scope="module")
+def app():
+    """`streamlit run app.py` on a free port; yields the base URL once it answers."""
+    try:
+        with streamlit_server() as base:
+            yield base
+    except ServerError as error:
+        pytest.fail(str(error))
+
+
+@pytest.fixture(scope="module")
+def chromium():
+    if not CHROMIUM.exists():
+        pytest.skip(f"{CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium)")
+    with playwright_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+def settle(page, where: str) -> None:
+    """Wait until the run is over (no running icon), every shown chart and table is drawn, and nothing moves."""
+    wait_idle(page)
+    expect(page.get_by_test_id("stStatusWidgetRunningIcon")).to_have_count(0, timeout=TIMEOUT_MS)
+    deadline, last, same = time.monotonic() + TIMEOUT_MS / 1000, None, 0
+    while same < 2:
+        drawn = page.evaluate(DRAWN)
+        if time.monotonic() > deadline:
+            pytest.fail(f"{where}: not drawn after {TIMEOUT_MS / 1000:.0f} s: {drawn['missing'] or 'still moving'}")
+        same = same + 1 if not drawn["missing"] and drawn["signature"] == last else 0
+        last = drawn["signature"]
+        time.sleep(SETTLE_S)  # polling the page's own geometry until it holds still, not waiting on a guess
+    wait_idle(page)
+
+
+def layout_problems(browser, base: str, path: str, language: str, viewport: dict = VIEWPORT) -> list[str]:
+    """Open `path` in `language` at `viewport` and return the checks' problems (a screenshot kept if any)."""
+    where = f"{path} · {language}"
+    context = browser.new_context(locale=LOCALES[language], viewport=viewport)
+    context.set_default_timeout(TIMEOUT_MS)
+    try:
+        page = context.new_page()
+        page.goto(base + path)
+        settle(page, where)
+        raised = page.get_by_test_id("stException").all_inner_texts()  # a broken page is no layout to judge
+        problems = [f"{where}: the page raised {' '.join(text.split())[:300]}" for text in raised]
+        problems += page.evaluate(CHECKS, where)
+        if problems:
+            SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+            name = re.sub(r"[^A-Za-z0-9_.-]+", "_", f"layout-{path.strip('/') or 'home'}-{language}")
+            page.screenshot(path=str(SCREENSHOTS / f"{name}.png"))
+        return problems
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("language", list(LOCALES))
+@pytest.mark.parametrize("path", sorted(PAGES), ids=lambda path: path.strip("/") or "home")
+def test_the_page_fits_1400_by_900(app, chromium, path, language):
+    problems = layout_problems(chromium, app, path, language)
+    assert not problems, json.dumps(problems, ensure_ascii=False, indent=1)
+
+
+if __name__ == "__main__":  # python -m tests.test_layout WIDTH PATH... : the problems at another viewport width
+    width, paths = int(sys.argv[1]), sys.argv[2:] or sorted(PAGES)
+    with streamlit_server() as base, playwright_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        for path in paths:
+            for language in LOCALES:
+                print(json.dumps(layout_problems(browser, base, path, language, {"width": width, "height": 900}),
+                                 ensure_ascii=False, indent=1))

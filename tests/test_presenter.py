@@ -1,0 +1,200 @@
+"""Presenter mode: the sidebar switch, projector-sized chart fonts (and today's sizes when off), options folded into
+expanders, every page without an exception in both languages, and, in a real Chromium, text, grid and legend fonts
+of at least 18 px."""
+import json
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from sim.config import Config, Policy
+from sim.engine import simulate
+from tests.browser_kit import CHROMIUM, CHROMIUM_ARGS, ServerError, streamlit_server
+from tests.conftest import SEED_ROWS, make_trace
+from ui import charts, presenter
+from ui.strings import STRINGS
+
+APP = str(Path(__file__).resolve().parents[1] / "classroom.py")
+PAGES = ("pages/home.py", "pages/worked_example.py", "pages/trace_lab.py", "pages/capacity_lab.py",
+         "pages/real_model.py", "pages/metrics_guide.py")
+OPTIONS = {lang: STRINGS["presenter_options"][lang] for lang in ("en", "zh")}
+
+
+def open_page(page: str, lang: str = "en", on: bool = True) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.session_state["lang"] = lang
+    at.session_state[presenter.STATE_KEY] = on
+    at.run()
+    return at.switch_page(page).run()
+
+
+def figure(at: AppTest, i: int) -> dict:
+    return json.loads(at.get("plotly_chart")[i].proto.spec)
+
+
+def options_of(at: AppTest, lang: str = "en") -> list:
+    return [e for e in at.expander if e.label == OPTIONS[lang]]
+
+
+@pytest.fixture
+def presenting(monkeypatch):
+    monkeypatch.setattr(presenter, "on", lambda: True)
+
+
+def test_off_the_base_layout_is_todays():
+    assert charts._base_layout("T", 200) == {
+        "title": {"text": "T", "x": 0, "font": {"size": 15}}, "height": 200,
+        "margin": {"l": 10, "r": 10, "t": 36, "b": 76}, "plot_bgcolor": "white",
+        "legend": {"orientation": "h", "x": 0, "y": 0, "yref": "container", "yanchor": "bottom",
+                   "font": {"size": 11}}}
+
+
+def test_on_the_base_layout_has_projector_fonts_and_more_room(presenting):
+    layout = charts._base_layout("T", 200)
+    assert layout["title"]["font"]["size"] >= 20
+    assert layout["legend"]["font"]["size"] >= 18
+    assert layout["font"]["size"] >= 18
+    assert layout["height"] > 200 and layout["margin"]["b"] > 76
+
+
+def test_on_every_axis_of_a_figure_has_tick_labels_of_18_px(presenting):
+    schedule = simulate(make_trace(*SEED_ROWS), Config(8), Policy())
+    for fig in (charts.gantt(schedule, "g"), charts.budget_chart(schedule, "b"), charts.load_chart(schedule, "l")):
+        layout = fig.to_plotly_json()["layout"]
+        assert layout["xaxis"]["tickfont"]["size"] >= 18 and layout["yaxis"]["tickfont"]["size"] >= 18
+        assert layout["font"]["size"] >= 18
+
+
+def test_off_a_figure_names_no_tick_font():
+    layout = charts.gantt(simulate(make_trace(*SEED_ROWS), Config(8), Policy()), "g").to_plotly_json()["layout"]
+    assert "tickfont" not in layout["xaxis"] and "font" not in layout
+
+
+def test_presenter_font_sizes():
+    assert presenter.font(11) == 11 and presenter.px(178) == 178
+
+
+def test_presenter_font_sizes_on(presenting):
+    assert presenter.font(11) == 18 and presenter.font(24) == 24 and presenter.px(160) == 210
+
+
+def test_the_sidebar_switch_keeps_its_choice_across_pages():
+    at = open_page("pages/trace_lab.py", on=False)
+    assert not options_of(at)
+    at.sidebar.toggle(key="w_" + presenter.STATE_KEY).set_value(True).run()
+    assert at.session_state[presenter.STATE_KEY] is True
+    assert len(options_of(at)) == 2
+    at.switch_page("pages/worked_example.py").run()
+    assert at.session_state[presenter.STATE_KEY] is True and at.sidebar.toggle[0].value is True
+    assert figure(at, 0)["layout"]["legend"]["font"]["size"] >= 18
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_labs_options_fold_into_expanders_and_the_run_button_stays_out(lang):
+    at = open_page("pages/trace_lab.py", lang)
+    trace, budgets = options_of(at, lang)
+    assert len(trace.tabs) == 3 and [d.key for d in trace.dataframe] == ["trace"]  # the sources and the editor
+    assert [n.key for n in budgets.number_input][:2] == ["w_lab_budget", "w_lab_max_seqs"]
+    assert len([s for s in budgets.selectbox if s.key.endswith("_batching")]) == 2  # policies A and B
+    assert not any(b.key == "lab_run" for e in options_of(at, lang) for b in e.button)
+    assert at.button(key="lab_run")  # the Run button and the results stay in view
+    assert at.get("plotly_chart")
+    fig = figure(at, 0)["layout"]
+    assert fig["title"]["font"]["size"] >= 20 and fig["xaxis"]["tickfont"]["size"] >= 18
+
+
+def test_the_real_models_settings_fold_into_expanders():
+    at = open_page("pages/real_model.py")
+    folded = options_of(at)
+    assert len(folded) == 3
+    keys = {w.key for e in folded for w in (*e.radio, *e.number_input)}
+    assert {"rm_dtype", "rm_arrivals", "rm_source", "rm_prompt_seed", "rm_budget", "rm_max_seqs", "rm_first"} <= keys
+    assert at.button(key="rm_run")
+
+
+def test_off_no_options_expander_and_the_same_widgets():
+    on, off = open_page("pages/trace_lab.py"), open_page("pages/trace_lab.py", on=False)
+    assert not options_of(off)
+    assert [w.key for w in off.number_input] == [w.key for w in on.number_input]
+
+
+@pytest.mark.parametrize("page", PAGES)
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_every_page_runs_in_presenter_mode(page, lang):
+    at = open_page(page, lang)
+    assert not at.exception, at.exception
+    assert at.sidebar.toggle[0].value is True
+    for i in range(len(at.get("plotly_chart"))):
+        layout = figure(at, i)["layout"]
+        assert layout["legend"]["font"]["size"] >= 18 and layout["font"]["size"] >= 18
+
+
+TIMEOUT_MS = 30_000
+# A real browser: the sizes Chromium draws (the grids draw on a canvas, so their font is read off its theme).
+FONT_PX = """(sel) => Array.from(document.querySelectorAll(sel)).map(e => parseFloat(getComputedStyle(e).fontSize))"""
+GRID_FONT_PX = """() => Array.from(document.querySelectorAll('[data-testid=stDataFrame] [style*="--gdg-base-font"]'))
+  .map(e => parseFloat(getComputedStyle(e).getPropertyValue('--gdg-base-font-style').match(/([\\d.]+)px/)[1]))"""
+# Each canvas remembers the fonts it drew text in, which is what a student sees in a grid.
+RECORD_CANVAS_FONTS = """
+const fillText = CanvasRenderingContext2D.prototype.fillText;
+CanvasRenderingContext2D.prototype.fillText = function (...args) {
+  const fonts = new Set((this.canvas.dataset.fonts || '').split('|').filter(Boolean));
+  fonts.add(this.font);
+  this.canvas.dataset.fonts = [...fonts].join('|');
+  return fillText.apply(this, args);
+};"""
+CANVAS_FONT_PX = """() => Array.from(document.querySelectorAll('[data-testid=stDataFrame] canvas'))
+  .flatMap(c => (c.dataset.fonts || '').split('|').filter(Boolean)).map(f => parseFloat(f.match(/([\\d.]+)px/)[1]))"""
+
+
+@pytest.fixture(scope="module")
+def chromium():
+    playwright_api = pytest.importorskip("playwright.sync_api")
+    if not CHROMIUM.exists():
+        pytest.skip(f"{CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium)")
+    try:
+        with streamlit_server() as base, playwright_api.sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+            yield base, browser, playwright_api.expect
+            browser.close()
+    except ServerError as error:
+        pytest.fail(str(error))
+
+
+def settled(page) -> None:
+    page.wait_for_selector('[data-testid="stApp"][data-test-connection-state="CONNECTED"]')
+    page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]')
+    page.wait_for_function("() => !document.querySelector('[data-stale=\"true\"]')")
+
+
+def test_the_switch_makes_text_grids_and_legends_projector_sized(chromium):
+    base, browser, expect = chromium
+    context = browser.new_context(viewport={"width": 1400, "height": 900}, locale="en-US")
+    context.set_default_timeout(TIMEOUT_MS)
+    context.add_init_script(RECORD_CANVAS_FONTS)
+    page = context.new_page()
+    try:
+        page.goto(base + "/trace_lab")
+        settled(page)
+        expect(page.locator("[data-testid=stPlotlyChart] .legendtext").first).to_be_visible(timeout=TIMEOUT_MS)
+        assert min(page.evaluate(FONT_PX, "[data-testid=stMarkdownContainer] p")) < 18  # not yet
+        page.get_by_test_id("stSidebar").get_by_text("Presenter mode", exact=True).click()
+        settled(page)
+        folded = page.get_by_test_id("stMain").locator("summary").get_by_text("Options", exact=True)
+        expect(folded).to_have_count(2, timeout=TIMEOUT_MS)
+        expect(page.locator(".st-key-w_lab_budget")).to_be_hidden(timeout=TIMEOUT_MS)  # folded away
+        for selector in ("[data-testid=stMarkdownContainer] p", "[data-testid=stCaptionContainer]",
+                         "[data-testid=stWidgetLabel] p", "[data-testid=stMetricValue]"):
+            sizes = page.evaluate(FONT_PX, selector)
+            assert sizes and min(sizes) >= 18, (selector, sizes)
+        page.get_by_test_id("stDataFrame").first.scroll_into_view_if_needed()
+        page.wait_for_function(f"() => ({CANVAS_FONT_PX})().length > 0")  # a grid has drawn its text
+        grids, canvases = page.evaluate(GRID_FONT_PX), page.evaluate(CANVAS_FONT_PX)
+        assert grids and min(grids) >= 18, grids
+        assert canvases and min(canvases) >= 18, canvases
+        legend = page.locator("[data-testid=stPlotlyChart] .legendtext").first
+        expect(legend).to_be_visible(timeout=TIMEOUT_MS)
+        sizes = page.evaluate(FONT_PX, "[data-testid=stPlotlyChart] :is(.legendtext, .xtick text, .ytick text)")
+        assert sizes and min(sizes) >= 18, sizes
+    finally:
+        context.close()

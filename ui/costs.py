@@ -1,0 +1,265 @@
+"""The cost lesson: what continuous batching costs, each cost measured on a trace that shows it.
+
+Every figure here comes from a simulation under a latency model in milliseconds (`sim.config.CostModel`:
+an iteration takes c0 + c_prefill x prefill tokens + c_decode x decoding sequences + c_attn x context read),
+never from a constant. The lessons:
+1. prefill-decode interference: the worked example in ms; C's prefill lengthens the iteration in which A
+   decodes, and chunked prefill spreads it out;
+2. TPOT jitter: on a long-tailed trace, the p99 gap between tokens against the p50;
+3. head-of-line blocking and starvation: a few long prompts among short ones, in strict and skipping order;
+4. KV pressure: admitting more than the cache holds for sure (overcommit) buys TTFT with preemptions;
+5. the scheduler's work: continuous batching decides again every iteration and changes the batch often.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, replace
+from statistics import median
+
+import pandas as pd
+
+from sim.config import COST_PRESETS, Config, CostModel, Policy
+from sim.engine import run as run_scheduler
+from sim.engine import simulate
+from sim.generate import LogNormal, Uniform, generate
+from sim.metrics import Metrics, compute, inter_token_gaps
+from sim.policies import make_scheduler
+from sim.schedule import Schedule
+from sim.trace import SEED_BUDGET, SEED_CSV, Trace, read_csv, validate
+
+from . import charts
+from .i18n import t
+
+# Lesson 1: prefill tokens dear, so that one short prompt shows. A decode iteration of one request is 6 ms,
+# the seed's tick; its arrivals are read as ticks of that length.
+EXAMPLE_COST = CostModel("linear", c0=5.0, c_prefill=2.0, c_decode=1.0, c_attn=0.0)
+MS_PER_TICK = 6
+# Lessons 2-5: a small GPU's coefficients (sim.config.COST_PRESETS).
+GPU = COST_PRESETS["small-gpu"]
+LONG_PROMPT = 1000  # lesson 3: every tenth request carries a prompt this long, under a budget of 1,024
+
+
+@dataclass(frozen=True, slots=True)
+class Variant:
+    """One policy of a lesson, run."""
+    key: str  # the translation key of its label
+    policy: Policy
+    schedule: Schedule
+    metrics: Metrics
+
+
+def _variants(trace: Trace, config: Config, policies: dict[str, Policy]) -> list[Variant]:
+    out = []
+    for key, policy in policies.items():
+        schedule = simulate(trace, config, policy)
+        out.append(Variant(key, policy, schedule, compute(schedule)))
+    return out
+
+
+def example_trace() -> Trace:
+    """The worked example with arrivals in ms (C at tick 3 = 18 ms)."""
+    seed = read_csv(SEED_CSV)
+    return replace(seed, requests=tuple(r._replace(arrival=r.arrival * MS_PER_TICK) for r in seed.requests))
+
+
+def interference() -> list[Variant]:
+    """The worked example in ms: continuous batching, then with prefill chunks of 2 and of 1 token."""
+    return _variants(example_trace(), Config(SEED_BUDGET, cost=EXAMPLE_COST), {
+        "cost_continuous": Policy("continuous"), "cost_chunk2": Policy("continuous", chunk_size=2),
+        "cost_chunk1": Policy("continuous", chunk_size=1)})
+
+
+def gaps_of(variant: Variant, name: str) -> list[float]:
+    """The gaps between one request's tokens, ms."""
+    index = next(i for i, r in enumerate(variant.schedule.requests) if r.name == name)
+    return inter_token_gaps(variant.schedule)[index]
+
+
+def ttft_of(variant: Variant, name: str) -> float:
+    return next(r.ttft for r in variant.metrics.requests if r.name == name)
+
+
+def jitter_trace() -> Trace:
+    """300 requests at 4 a second, long-tailed prompts (median 200 tokens), outputs of 20-200."""
+    return generate(300, 0.004, LogNormal(200, 0.8), Uniform(20, 200), seed=1)
+
+
+def jitter() -> list[Variant]:
+    return _variants(jitter_trace(), Config(4096, cost=GPU), {
+        "cost_continuous": Policy("continuous"), "cost_chunk128": Policy("continuous", chunk_size=128)})
+
+
+def hol_trace() -> Trace:
+    """300 short prompts (10-60 tokens) at 10 a second; every tenth one replaced by a prompt of 1,000."""
+    base = generate(300, 0.01, Uniform(10, 60), Uniform(50, 150), seed=2)
+    return validate([{"name": r.name, "arrival": r.arrival, "prompt": LONG_PROMPT if i % 10 == 5 else r.prompt,
+                      "output": r.output} for i, r in enumerate(base)])
+
+
+def hol() -> list[Variant]:
+    return _variants(hol_trace(), Config(1024, cost=GPU), {
+        "cost_fcfs": Policy("continuous", order="fcfs"), "cost_skip": Policy("continuous", order="fcfs-skip"),
+        "cost_fcfs_chunk": Policy("continuous", order="fcfs", chunk_size=128)})
+
+
+def queue_times(variant: Variant) -> tuple[list[float], list[float]]:
+    """Queue times (ms) of the short prompts and of the long ones."""
+    short = [r.queue_time for r in variant.metrics.requests if r.prompt != LONG_PROMPT]
+    long = [r.queue_time for r in variant.metrics.requests if r.prompt == LONG_PROMPT]
+    return short, long
+
+
+KV_BLOCKS, BLOCK_SIZE = 300, 16  # lesson 4: 4,800 tokens of KV cache
+
+
+def kv_pressure() -> list[Variant]:
+    return _variants(jitter_trace(), Config(4096, cost=GPU, kv_blocks=KV_BLOCKS, block_size=BLOCK_SIZE), {
+        "cost_reserve": Policy("continuous", kv_admission="reserve"),
+        "cost_overcommit": Policy("continuous", kv_admission="overcommit")})
+
+
+@dataclass(frozen=True, slots=True)
+class Work:
+    """What one policy's scheduler did over a run."""
+    key: str
+    iterations: int  # iterations run
+    decisions: int  # iterations in which the batch could change: every one for continuous, one a batch for static
+    changes: int  # requests joining or leaving the batch
+    changed: int  # iterations just after a change of the batch
+    plan_us: float  # measured: the median time to plan one iteration, microseconds, on this machine
+
+
+def scheduler_work(repeats: int = 3) -> list[Work]:
+    """Static against continuous batching on the jitter trace, each planned one iteration at a time (no merged
+    ticks: the work a real scheduler does). The planning time is measured: median of `repeats` runs, after a
+    warm-up run."""
+    trace, config = jitter_trace(), Config(4096, cost=GPU)
+    out = []
+    for key, policy in (("cost_static", Policy("static")), ("cost_continuous", Policy("continuous"))):
+        timings = []
+        for attempt in range(repeats + 1):
+            started = time.perf_counter()
+            schedule = run_scheduler(make_scheduler(policy, trace, config, quick=False), max_repeat=1)
+            if attempt:
+                timings.append(time.perf_counter() - started)
+        iterations = sum(s.iterations for s in schedule.steps)
+        changed = sum(1 for s in schedule.steps if s.changes)
+        decisions = iterations if policy.batching == "continuous" else sum(
+            1 for s in schedule.steps if any(c >= 0 for c in s.changes))
+        out.append(Work(key, iterations, decisions, sum(len(s.changes) for s in schedule.steps), changed,
+                        median(timings) / iterations * 1e6))
+    return out
+
+
+def ms(value: float) -> str:
+    """A duration for reading: whole ms below a second, else seconds with one decimal."""
+    return f"{value:,.0f} {t('unit_ms')}" if value < 1000 else f"{value / 1000:,.1f} {t('unit_s')}"
+
+
+@dataclass(frozen=True, slots=True)
+class Lesson:
+    """One cost, told: its story (markdown with the figures), its chart (named with the cost) and its table."""
+    key: str
+    story: str
+    figure: object
+    table: pd.DataFrame
+
+
+def _table(rows: list[dict]) -> pd.DataFrame:
+    return pd.DataFrame(rows).rename(columns=lambda c: t(c))
+
+
+def interference_lesson(variants: list[Variant]) -> Lesson:
+    plain = variants[0]
+    gaps = {v.key: gaps_of(v, "A") for v in variants}
+    worst, usual = max(gaps[plain.key]), median(gaps[plain.key])
+    chunked = variants[-1]
+    figures = {"worst": ms(worst), "usual": ms(usual), "rise": f"{worst / usual - 1:.0%}",
+               "chunked_worst": ms(max(gaps[chunked.key])), "c_ttft": ms(ttft_of(plain, "C")),
+               "c_ttft_chunked": ms(ttft_of(chunked, "C")), "a_ttft": ms(ttft_of(plain, "A")),
+               "a_ttft_chunked": ms(ttft_of(chunked, "A"))}
+    figure = charts.series_chart(
+        [(t(v.key), list(range(1, len(gaps[v.key]) + 1)), gaps[v.key]) for v in variants],
+        t("cost_interference_title"), t("cost_interference_named", **figures), t("cost_gap_index"),
+        t("cost_gap_axis", unit=t("unit_ms")))
+    table = _table([{"cost_col_policy": t(v.key), "cost_col_a_worst": ms(max(gaps[v.key])),
+                     "cost_col_a_ttft": ms(ttft_of(v, "A")), "cost_col_c_ttft": ms(ttft_of(v, "C")),
+                     "cost_col_makespan": ms(v.metrics.makespan)} for v in variants])
+    return Lesson("interference", t("cost_interference_story", **figures), figure, table)
+
+
+def jitter_lesson(variants: list[Variant]) -> Lesson:
+    itl = {v.key: v.metrics.percentiles["itl"] for v in variants}
+    plain, chunked = variants
+    figures = {"p50": ms(itl[plain.key][50]), "p99": ms(itl[plain.key][99]),
+               "ratio": f"{itl[plain.key][99] / itl[plain.key][50]:.1f}", "chunked_p99": ms(itl[chunked.key][99]),
+               "chunked_ratio": f"{itl[chunked.key][99] / itl[chunked.key][50]:.1f}",
+               "ttft": ms(plain.metrics.percentiles["ttft"][99]),
+               "ttft_chunked": ms(chunked.metrics.percentiles["ttft"][99])}
+    series = []
+    for v in variants:
+        steps = v.schedule.steps
+        series.append((t(v.key), [s.start / 1000 for s in steps], [(s.end - s.start) / s.iterations for s in steps]))
+    figure = charts.series_chart(series, t("cost_jitter_title"), t("cost_jitter_named", **figures), t("unit_s"),
+                                 t("cost_iteration_axis", unit=t("unit_ms")), mode="markers")
+    table = _table([{"cost_col_policy": t(v.key), "cost_col_itl_p50": ms(itl[v.key][50]),
+                     "cost_col_itl_p99": ms(itl[v.key][99]),
+                     "cost_col_ratio": f"{itl[v.key][99] / itl[v.key][50]:.1f}×",
+                     "cost_col_ttft_p99": ms(v.metrics.percentiles["ttft"][99])} for v in variants])
+    return Lesson("jitter", t("cost_jitter_story", **figures), figure, table)
+
+
+def hol_lesson(variants: list[Variant]) -> Lesson:
+    waits = {v.key: queue_times(v) for v in variants}
+    strict, skip, chunked = variants
+    figures = {"short_strict": ms(median(waits[strict.key][0])), "short_skip": ms(median(waits[skip.key][0])),
+               "long_skip": ms(median(waits[skip.key][1])), "long_skip_max": ms(max(waits[skip.key][1])),
+               "long_chunked": ms(median(waits[chunked.key][1])), "short_chunked": ms(median(waits[chunked.key][0])),
+               "itl": ms(skip.metrics.percentiles["itl"][50]),
+               "itl_chunked": ms(chunked.metrics.percentiles["itl"][50]),
+               "long": f"{LONG_PROMPT:,}"}
+    groups = [t("cost_group_short"), t("cost_group_long"), t("cost_group_long_max")]
+    series = []
+    for v in variants:
+        short, long = waits[v.key]
+        values = [median(short) / 1000, median(long) / 1000, max(long) / 1000]
+        series.append((t(v.key), values, [ms(x * 1000) for x in values]))
+    figure = charts.bars_chart(groups, series, t("cost_hol_title"), t("cost_hol_named", **figures),
+                               t("cost_queue_axis", unit=t("unit_s")), log=True)
+    table = _table([{"cost_col_policy": t(v.key), "cost_col_short_wait": ms(median(waits[v.key][0])),
+                     "cost_col_long_wait": ms(median(waits[v.key][1])),
+                     "cost_col_long_max": ms(max(waits[v.key][1])),
+                     "cost_col_itl_p50": ms(v.metrics.percentiles["itl"][50])} for v in variants])
+    return Lesson("hol", t("cost_hol_story", **figures), figure, table)
+
+
+def kv_lesson(variants: list[Variant]) -> Lesson:
+    reserve, overcommit = variants
+    m = overcommit.metrics
+    figures = {"preemptions": f"{m.preemptions:,}", "recomputed": f"{m.recomputed_tokens:,}",
+               "ttft": ms(m.percentiles["ttft"][99]), "ttft_reserve": ms(reserve.metrics.percentiles["ttft"][99]),
+               "blocks": f"{KV_BLOCKS:,}", "tokens": f"{KV_BLOCKS * BLOCK_SIZE:,}",
+               "share": f"{m.recomputed_tokens / m.prefill_tokens:.0%}"}
+    figure = charts.kv_totals_chart([(t(v.key), v.schedule) for v in variants], t("cost_kv_title"),
+                                    t("cost_kv_named", **figures))
+    table = _table([{"cost_col_policy": t(v.key), "cost_col_preemptions": f"{v.metrics.preemptions:,}",
+                     "cost_col_recomputed": f"{v.metrics.recomputed_tokens:,}",
+                     "cost_col_ttft_p90": ms(v.metrics.percentiles["ttft"][90]),
+                     "cost_col_ttft_p99": ms(v.metrics.percentiles["ttft"][99])} for v in variants])
+    return Lesson("kv", t("cost_kv_story", **figures), figure, table)
+
+
+def work_lesson(work: list[Work]) -> Lesson:
+    static, continuous = work
+    figures = {"decisions": f"{continuous.decisions:,}", "static_decisions": f"{static.decisions:,}",
+               "changed": f"{continuous.changed:,}", "share": f"{continuous.changed / continuous.iterations:.0%}",
+               "static_changed": f"{static.changed:,}", "plan": f"{continuous.plan_us:.0f}",
+               "static_plan": f"{static.plan_us:.0f}"}
+    groups = [t("cost_group_decisions"), t("cost_group_changed")]
+    series = [(t(w.key), [w.decisions, w.changed], [f"{w.decisions:,}", f"{w.changed:,}"]) for w in work]
+    figure = charts.bars_chart(groups, series, t("cost_work_title"), t("cost_work_named", **figures),
+                               t("cost_work_axis"), log=True)
+    table = _table([{"cost_col_policy": t(w.key), "cost_col_iterations": f"{w.iterations:,}",
+                     "cost_col_decisions": f"{w.decisions:,}", "cost_col_changes": f"{w.changes:,}",
+                     "cost_col_plan": f"{w.plan_us:.0f} µs"} for w in work])
+    return Lesson("work", t("cost_work_story", **figures), figure, table)

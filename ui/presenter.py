@@ -1,0 +1,68 @@
+"""Presenter mode, for a projector: larger fonts in text, tables and charts, and each page's options folded away."""
+from __future__ import annotations
+
+from contextlib import nullcontext
+
+import streamlit as st
+
+from .i18n import t
+
+STATE_KEY = "presenter"
+MIN_FONT_PX = 18  # what reads from the back of a classroom
+ROOT_PX = 21  # the root font size in presenter mode (Streamlit's own is 16)
+
+# Streamlit sizes its text in rem, and so does the data grid: it draws its canvas at 0.875rem of the root's
+# font size, read when the grid is first drawn. A root of 21 px puts that small text (tables, captions, widget
+# labels) at 18.4 px and the body at 21 px; the rules after it hold each kind of text to 18 px in any case.
+# The rules hang on the switch itself being on, so the browser applies them the moment it is clicked, before
+# the rerun that draws the page afresh (page()) reaches it: the grids drawn then read the larger size.
+ON = f":root:has(.st-key-w_{STATE_KEY} input:checked)"  # the switch's own widget key (see switch())
+CSS = f"""<style>
+{ON} {{ font-size: {ROOT_PX}px; }}
+{ON} [data-testid="stMarkdownContainer"] :is(p, li, td, th), {ON} [data-testid="stCaptionContainer"],
+{ON} [data-testid="stWidgetLabel"] p, {ON} [data-testid="stTable"] :is(td, th) {{
+  font-size: max(1em, {MIN_FONT_PX}px);
+}}
+{ON} [data-testid="stMetricValue"] {{ font-size: max(2.25rem, {MIN_FONT_PX}px); }}
+{ON} :is([data-testid="stMetricLabel"], [data-testid="stDownloadButton"], [data-testid="stButton"]) p {{
+  white-space: normal; overflow: visible; text-overflow: clip;
+}}
+</style>"""
+
+
+def on() -> bool:
+    return bool(st.session_state.get(STATE_KEY, False))
+
+
+def switch() -> None:
+    """The sidebar's presenter switch. Like the language, the choice lives in its own session key, so it
+    survives reruns in which the toggle is not drawn."""
+    st.session_state[STATE_KEY] = st.sidebar.toggle(t("presenter_switch"), value=on(), key="w_" + STATE_KEY,
+                                                    help=t("presenter_help"))
+
+
+def style() -> None:
+    """The larger fonts' rules, which apply while the switch is on. Sent on every run, mode on or off: the
+    switch, clicked, must find them in the browser already (a style-only st.html takes no room on the page)."""
+    st.html(CSS)
+
+
+def page():
+    """Where the page is drawn: one level down in presenter mode, so that turning the mode on or off draws each
+    element afresh (a data grid reads its font size only when it is first drawn)."""
+    return st.container() if on() else nullcontext()
+
+
+def options(label: str):
+    """The container of a page's options: folded away in presenter mode, plain otherwise."""
+    return st.expander(label, expanded=False) if on() else st.container()
+
+
+def px(size: int) -> int:
+    """A height in px, made for rows of Streamlit's 16 px root, grown with the root in presenter mode."""
+    return round(size * ROOT_PX / 16) if on() else size
+
+
+def font(size: float) -> float:
+    """The Plotly font size to use for `size`: at least MIN_FONT_PX in presenter mode."""
+    return max(size, MIN_FONT_PX) if on() else size
