@@ -34,6 +34,12 @@ def calls_of_t(path: Path):
             yield node.args[0]
 
 
+def test_the_translations_are_one_file_a_language_with_the_same_keys():
+    from ui.lang import en, zh
+    assert en.TEXTS.keys() == zh.TEXTS.keys() == STRINGS.keys()
+    assert all(STRINGS[key] == {"en": en.TEXTS[key], "zh": zh.TEXTS[key]} for key in STRINGS)
+
+
 def test_each_text_has_both_languages_with_the_same_fields():
     assert len(STRINGS) > 400
     assert [key for key, entry in STRINGS.items() if set(entry) != {"en", "zh"} or not entry["en"].strip()

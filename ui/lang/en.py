@@ -1,0 +1,924 @@
+"""Every text the app shows, in English: key -> text (str.format fields; the same fields in zh.py)."""
+
+TEXTS = {
+    # Navigation and sidebar
+    "nav_home": "Home",
+    "nav_example": "Worked example",
+    "nav_lab": "Trace lab",
+    "nav_guide": "Metrics guide",
+    "presenter_switch": "Presenter mode",
+    "presenter_help": (
+        "For a projector: larger fonts in text, tables and charts, and each page's options folded away (open "
+        "them when you need them)."),
+    "presenter_options": "Options",
+    "about_title": "About",
+    "about_text": (
+        "**The batching classroom** shows how an LLM server schedules requests: static batching against "
+        "continuous (iteration-level) batching, on the same trace and the same budgets. The simulator counts "
+        "token-work in ticks, as the design document's teaching model does: it proves scheduling semantics "
+        "and metric definitions, not GPU speed."),
+
+    # Policies, phases, units
+    "policy_static": "Static batching",
+    "policy_continuous": "Continuous batching",
+    "phase_queued": "queued",
+    "phase_prefill": "prefill",
+    "phase_decode": "decode",
+    "phase_padding": "padding",
+    "phase_idle": "idle budget",
+    "unit_tick": "tick",
+    "marker_arrival": "arrival",
+    "marker_completion": "last token",
+    "marker_token": "token emitted",
+    "hover_segment": "<b>{name}</b> · {phase}<br>{unit} {start} → {end}<br>{tokens} tokens",
+    "hover_arrival": "<b>%{y}</b> arrives at %{x}",
+    "hover_completion": "<b>%{y}</b> emits its last token at %{x}",
+    "hover_token": "a token emitted at %{x}",
+    "hover_work": "ticks %{{customdata[0]}} → %{{customdata[1]}}<br>{kind}: %{{y}} token-work",
+    "budget_line": "budget {budget}",
+    "budget_title": "Token-work per tick · {policy}",
+    "axis_token_work": "token-work",
+    "axis_requests": "requests",
+    "gantt_sampled": "showing {shown} of {total} requests, evenly sampled",
+    "load_title": "Running and waiting requests · {title}",
+    "load_running": "running (holding a batch slot)",
+    "load_waiting": "waiting (arrived, no token-work yet)",
+
+    # Home
+    "home_title": "The batching classroom",
+    "home_intro": (
+        "An LLM server answers many requests at once by putting them in one **batch**: each model iteration "
+        "does a little work for every request in it. First the **prefill** reads a request's prompt, then "
+        "each **decode** step produces one more output token.\n\n**Static batching** waits for a batch, pads "
+        "every prompt to the longest one and keeps the batch together until its longest answer is done: "
+        "short requests sit idle in their slots, and new arrivals wait outside. **Continuous batching** "
+        "(iteration-level scheduling) decides again at every iteration: running requests each decode a "
+        "token, finished ones free their slot at once, and waiting requests are admitted into the budget "
+        "that is left.\n\nBelow, the design document's three requests A=(0,4,5), B=(0,2,2), C=(3,3,4) "
+        "(arrival, prompt tokens, output tokens) with a budget of 8 token-work a tick:"),
+    "home_caption": "makespan {makespan} ticks · padding waste {waste} · throughput {throughput} tokens/tick",
+    "home_after": (
+        "Continuous batching admits C at tick 3, in the same tick as A's decode and in B's freed slot, so "
+        "C's first token comes 3 ticks sooner and the trace is done at tick 8 instead of 11. The teaching "
+        "model counts every prompt or decode token as one unit of work; real prefill and decode costs "
+        "differ, so the 37.5% more tokens a tick here (1.375 against 1.0) is about scheduling, not GPU speed."),
+    "home_pages": "Pages",
+    "home_link_worked_example": "Worked example: the seed's trace revealed tick by tick, with narration",
+    "home_link_costs": (
+        "What it costs: prefill–decode interference, TPOT jitter, starvation, KV pressure and the "
+        "scheduler's work, in milliseconds"),
+    "home_link_trace_lab": "Trace lab: edit, generate or upload a trace and compare two policies",
+    "home_link_capacity_lab": "Capacity lab: how much load before each policy breaks its SLOs (goodput and knees)",
+    "home_link_metrics_guide": "Metrics guide: queue time, TTFT, TPOT, throughput, goodput and more",
+
+    # Worked example
+    "ex_title": "Worked example",
+    "ex_intro": (
+        "Requests (arrival, prompt tokens, output tokens): A=(0,4,5), B=(0,2,2), C=(3,3,4); a budget of 8 "
+        "token-work a tick. Press Play, or step through the ticks: each chart and table shows what has "
+        "happened by the time on the clock, and beside the charts each tick's sentence says what it did and "
+        "the rule behind it."),
+    "ex_slider": "Time (ticks)",
+    "ex_slider_help": (
+        "The clock: at time 3, ticks 0, 1 and 2 have run. Charts, tables and the narration show what has "
+        "happened by then."),
+    "ex_play": "▶ Play",
+    "ex_pause": "⏸ Pause",
+    "ex_play_help": "Play the ticks one after another (from the start when the story is over).",
+    "ex_speed": "Speed (ticks a second)",
+    "ex_earlier": "Earlier ticks",
+    "ex_playing_at": "Time {tick} of {end} ticks (pause to move the clock by hand)",
+    "ex_start": "Back to time 0",
+    "ex_col": "{metric} {label}",
+    "ex_legend": (
+        "Times in ticks. A = static batching, B = continuous batching; {pending} = not known yet at this "
+        "time."),
+    "ex_short_queue_time": "queue",
+    "ex_short_ttft": "TTFT",
+    "ex_short_tpot": "TPOT",
+    "ex_short_e2e": "E2E",
+    "ex_m_makespan": "makespan (ticks)",
+    "ex_m_throughput": "throughput (tokens a tick)",
+    "ex_m_padding_waste": "padding waste (token-work)",
+    "ex_m_utilization": "budget used",
+    "ex_m_ttft_p50": "TTFT p50 (ticks)",
+    "ex_m_e2e_p50": "E2E latency p50 (ticks)",
+    "ex_takeaway_pending": "The summary waits for the end of both runs: press Play, or step forward.",
+    "ex_done": "t={tick}: every request is done; the run is over.",
+    "ex_back": "One tick back",
+    "ex_forward": "One tick forward",
+    "ex_overall": "Overall",
+    "ex_per_request": "Per request",
+    "ex_takeaway": (
+        "Static: makespan 11, padding waste 5 (2 prompt padding + 3 idle decode slots of B), throughput 1.0, "
+        "C's TTFT 5. Continuous: makespan 8, waste 0, throughput 1.375, C's TTFT 2. Every TPOT is 1."),
+    "ex_costs_link": "Every TPOT here is 1 tick. What does continuous batching cost in milliseconds? →",
+    "ex_open_lab": "Open this trace in the trace lab",
+    "ex_narration": "**Time {tick}**: what happened, tick by tick",
+    "ex_narration_empty": "Time 0: nothing has run yet. Press Play, or step forward.",
+    "rule_static_wait": ": a static batch is closed until its longest member finishes",
+    "rule_static_admit": ": a new static batch starts only when the previous one is over",
+    "rule_static_padding": ": a static batch keeps a finished member's slot until the whole batch ends",
+    "rule_continuous_finish": ": its slot is free for the next iteration",
+    "rule_continuous_admit": (
+        " at once: continuous batching admits at every iteration, into the budget the decoders leave"),
+
+    # Narration of one tick
+    "n_tick": "t={tick}: ",
+    "n_sep": "; ",
+    "n_decode_one": "{names} decodes 1 token",
+    "n_decode_many": "{names} decode 1 token each",
+    "n_finish_one": "{names} emits its last token (done at {tick})",
+    "n_finish_many": "{names} emit their last tokens (done at {tick})",
+    "n_admit_one": "{names} is admitted and prefills {tokens} tokens",
+    "n_admit_many": "{names} are admitted and prefill {tokens} tokens",
+    "n_prefilling_one": "{names} continues the padded batch prefill",
+    "n_prefilling_many": "{names} continue the padded batch prefill",
+    "n_padding_one": "{names} is done but holds its slot as padding",
+    "n_padding_many": "{names} are done but hold their slots as padding",
+    "n_arrive_one": "{names} arrives and waits",
+    "n_arrive_many": "{names} arrive and wait",
+    "n_wait_one": "{names} waits",
+    "n_wait_many": "{names} wait",
+    "n_nothing": "nothing to run",
+    "n_budget": "{idle} of {budget} budget idle",
+    "n_budget_padding": " ({padding} spent on padding)",
+
+    # Tables
+    "col_name": "request",
+    "col_policy": "policy",
+    "card_throughput": "tokens/{per}",
+    "card_goodput_requests": "goodput",
+    "lab_per_request_key": "Two rows a request: A = {a}, B = {b}.",
+    "col_arrival": "arrival",
+    "col_prompt": "prompt",
+    "col_output": "output",
+    "col_priority": "priority",
+    "col_deadline": "deadline",
+    "col_tenant": "tenant",
+    "col_cancel_at": "cancel at",
+    "col_text": "text",
+    "col_metric": "metric",
+    "col_change": "change B − A",
+    "col_relative": "relative",
+    "col_verdict": "better?",
+    "col_row": "row",
+    "col_column": "column",
+    "col_problem": "problem",
+    "m_queue_time": "queue time",
+    "m_ttft": "TTFT",
+    "m_tpot": "TPOT",
+    "m_e2e": "E2E latency",
+    "m_completion": "completion",
+    "m_makespan": "makespan",
+    "m_throughput": "throughput (tokens/{per})",
+    "m_request_throughput": "requests/{per}",
+    "with_unit": "{label} ({unit})",
+    "per_tick": "tick",
+    "per_ms": "ms",
+    "m_padding_waste": "padding waste",
+    "m_utilization": "budget utilization",
+    "m_goodput": "goodput",
+    "m_goodput_requests": "goodput (requests meeting the SLOs)",
+    "m_slo_attainment": "SLO attainment",
+    "m_ttft_p50": "TTFT p50",
+    "m_ttft_p90": "TTFT p90",
+    "m_ttft_p99": "TTFT p99",
+    "m_tpot_p50": "TPOT p50",
+    "m_tpot_p90": "TPOT p90",
+    "m_tpot_p99": "TPOT p99",
+    "m_itl_p50": "inter-token gap p50",
+    "m_itl_p90": "inter-token gap p90",
+    "m_itl_p99": "inter-token gap p99",
+    "m_e2e_p50": "E2E latency p50",
+    "m_e2e_p90": "E2E latency p90",
+    "m_e2e_p99": "E2E latency p99",
+    "m_queue_time_p50": "queue time p50",
+    "m_queue_time_p90": "queue time p90",
+    "m_queue_time_p99": "queue time p99",
+
+    # What changed
+    "wc_faster": "finishes the trace sooner",
+    "wc_slower": "finishes the trace later",
+    "wc_makespan": "**{b}** {verb} than **{a}**: makespan {mb} vs {ma} ({pct}).",
+    "wc_ttft": "Median TTFT moves from {ta:g} to {tb:g} {unit} with **{b}**.",
+    "wc_unit_tick": "ticks",
+    "wc_unit_ms": "ms",
+    "wc_waste": "Padding waste: {wa} with **{a}**, {wb} with **{b}**.",
+    "wc_goodput": "Requests meeting every SLO: {ga} of {n} with **{a}**, {gb} of {n} with **{b}**.",
+    "wc_requests": "{n} of {total} requests finish sooner after arrival with **{b}**.",
+    "wc_same": "Both policies give the same schedule figures on this trace.",
+
+    # Trace lab
+    "lab_title": "Trace lab",
+    "lab_intro": (
+        "Pick a preset, generate a trace or upload a real one, edit it in the table, set the budgets, and "
+        "compare two policies on exactly the same trace. The link at the bottom takes this scenario with you."),
+    "lab_trace": "1 · Trace",
+    "tab_presets": "Presets",
+    "tab_generator": "Generator",
+    "tab_upload": "Upload",
+    "preset_pick": "Preset",
+    "preset_load": "Load preset",
+    "preset_seed": "The design document's example (A, B, C)",
+    "preset_seed_note": "Three requests, budget 8: static makespan 11 vs continuous 8.",
+    "preset_bursty": "Bursty arrivals",
+    "preset_bursty_note": (
+        "40 requests arriving in clumps (gamma arrivals, burstiness 0.2): watch the queue build in a burst "
+        "and how fast each policy drains it."),
+    "preset_long_short": "Long prompts among short ones",
+    "preset_long_short_note": (
+        "Short chat turns plus four long documents (prompts 12-16, budget 16). Continuous batching skips "
+        "ahead to short prompts that fit the leftover budget, so a long prompt can wait until the batch is "
+        "nearly empty: look at the L rows' queue time."),
+    "preset_azure_like": "Azure-like lengths",
+    "preset_azure_like_note": (
+        "120 requests with long-tailed prompt and output lengths shaped like the Azure 2023 conversation "
+        "trace, scaled down (budget 64, at most 16 running)."),
+    "preset_long_prompt": "One long prompt stalls everyone (chunked prefill)",
+    "preset_long_prompt_note": (
+        "Under a latency model (ms), chats decode while a 96-token document arrives at 60 ms. A prefills it "
+        "in one iteration: every running chat waits ~58 ms for its next token (see the inter-token gap p99). "
+        "B prefills it in chunks of 16 that share iterations with the decodes: the worst gap drops to ~21 "
+        "ms, at the price of a later document and a few more iterations."),
+    "preset_kv_thrash": "KV too small: overcommit and recompute vs reservation",
+    "preset_kv_thrash_note": (
+        "A cache of 16 blocks (64 tokens) for requests that grow to 32 tokens each. A reserves prompt + "
+        "output: two run at a time, never preempted. B overcommits: many start at once, then run out of "
+        "blocks and preempt the latest arrivals, which prefill their whole context again — look at the KV "
+        "chart's preemption marks, the recomputed tokens and the stretched TPOT."),
+    "preset_vip": "VIP tenant",
+    "preset_vip_note": (
+        "A burst of free-tier requests and a few VIP ones (priority 0), at most 4 running. A serves in "
+        "arrival order; B serves by priority and lets a VIP preempt a free request. Compare the per-tenant "
+        "tables: the VIP TTFT falls while the free tier barely moves."),
+    "preset_user_stop": "A user hits stop",
+    "preset_user_stop_note": (
+        "Every third user stops their answer 6 ticks after arriving (the cancel_at column). Continuous "
+        "batching frees the slot at the next iteration (one token made after the stop is wasted); static "
+        "batching keeps it as padding until the batch ends."),
+    "preset_graph_buckets": "Graph buckets pad small batches",
+    "preset_graph_buckets_note": (
+        "B runs decode-only iterations as CUDA graphs captured for batches of 1, 2, 4, 8, 16 and 32: a batch "
+        "of 5 runs as 8. The yellow bars above the budget are those padding slots, computed for nothing."),
+    "preset_speculation": "Speculation at 60% acceptance",
+    "preset_speculation_note": (
+        "B drafts 3 tokens a step and the target model accepts each with probability 0.6: a step costs 4 "
+        "token-work but commits 1 to 4 tokens, so answers finish in fewer iterations (look at the "
+        "multi-token steps in the Gantt) while the budget chart fills faster."),
+    "gen_n": "Requests",
+    "gen_n_help": "How many requests to generate.",
+    "gen_rate": "Arrival rate (requests per tick)",
+    "gen_rate_help": "The mean number of arrivals a tick.",
+    "gen_burstiness": "Burstiness",
+    "gen_burstiness_help": (
+        "Shape of the gamma gaps between arrivals: 1 is Poisson, below 1 comes in bursts, above 1 is more "
+        "regular (as in vLLM's benchmark)."),
+    "gen_prompt": "Prompt length",
+    "gen_output": "Output length",
+    "dist_uniform": "uniform",
+    "dist_fixed": "fixed",
+    "dist_lognormal": "lognormal (long tail)",
+    "dist_value": "tokens",
+    "dist_low": "from",
+    "dist_high": "to",
+    "dist_median": "median",
+    "dist_sigma": "sigma (spread)",
+    "gen_seed": "Seed",
+    "gen_seed_help": "The same seed and parameters always give the same trace.",
+    "gen_make": "Generate",
+    "gen_bad": "Cannot generate: {reason}",
+    "up_file": "Trace file",
+    "up_help": "Native CSV/JSON, Azure LLM inference CSV, Mooncake JSONL or BurstGPT CSV, up to {mb} MB.",
+    "up_format": "Format",
+    "fmt_auto": "detect from the header",
+    "fmt_native": "native (name, arrival, prompt, output)",
+    "fmt_azure": "Azure LLM inference",
+    "fmt_mooncake": "Mooncake JSONL",
+    "fmt_burstgpt": "BurstGPT",
+    "up_ms_per_tick": "Milliseconds per tick",
+    "up_token_scale": "Token scale",
+    "up_limit": "At most this many requests",
+    "up_start_s": "Window start (seconds)",
+    "up_end_s": "Window end (seconds, 0 = to the end)",
+    "up_end_help": "Seconds after the trace's first request.",
+    "up_import": "Import",
+    "up_too_big": "The file is larger than {mb} MB. Cut it down, or run it with python -m sim run.",
+    "up_bad": "The file could not be imported:",
+    "up_report": "Import report: {report}",
+    "help_name": "A unique name for the request.",
+    "help_arrival": "Tick at which the request arrives (0 or more).",
+    "help_prompt": "Prompt tokens to prefill (1 or more).",
+    "help_output": "Output tokens to decode (1 or more).",
+    "lab_bad_rows": "{n} row(s) need fixing before the trace can run:",
+    "lab_sorted": "The rows were not in arrival order; the simulation uses them sorted by arrival.",
+    "lab_too_many": (
+        "{n:,} requests is more than the lab's limit of {limit:,} for an interactive run; use python -m sim "
+        "run for the whole trace."),
+    "lab_count": "{n} requests",
+    "dl_trace_csv": "Download trace (CSV)",
+    "dl_trace_json": "Download trace (JSON)",
+    "dl_typed_csv": "Download what is typed (CSV)",
+    "lab_budgets": "2 · Budgets and policies",
+    "cfg_budget": "Token budget per tick",
+    "cfg_budget_help": "Token-work one tick may do: prefill tokens + decode tokens + padding slots.",
+    "cfg_max_seqs": "Max running sequences (0 = no limit)",
+    "cfg_max_seqs_help": "The most requests in one iteration's batch.",
+    "cfg_first_token": "First output token",
+    "cfg_first_token_help": (
+        "Teaching mode: a prefill tick emits nothing, the first token comes from the first decode tick. "
+        "Engine mode: the prefill iteration samples the first token, as vLLM does."),
+    "first_decode": "from the first decode (teaching)",
+    "first_prefill": "from the prefill (engine, vLLM)",
+    "cfg_slo_ttft": "SLO: TTFT at most ({unit}, 0 = none)",
+    "cfg_slo_tpot": "SLO: TPOT at most ({unit}, 0 = none)",
+    "cfg_slo_e2e": "SLO: E2E at most ({unit}, 0 = none)",
+    "cfg_slo_help": "Goodput counts the requests that meet every SLO you set.",
+    "cfg_policy_a": "Policy A",
+    "cfg_policy_b": "Policy B",
+    "cfg_bad": "Budget field {field}: {reason}",
+    "lab_over_budget": (
+        "These prompts are larger than the token budget, so they could never be admitted (without chunked "
+        "prefill). Raise the budget or shorten them:"),
+    "lab_results": "3 · Results",
+    "lab_run": "Run ▶",
+    "lab_running": "Simulating both policies…",
+    "lab_stale": "The trace or budgets changed since this run: press Run to update.",
+    "lab_press_run": "Press Run to simulate this trace.",
+    "lab_fix_first": "Fix the problems above to run.",
+    "card_help": "B's value; the arrow shows the change from A ({a}). Green is better.",
+    "lab_overall": "Overall, A against B",
+    "lab_per_request": "Per request",
+    "dl_requests_csv": "Per-request metrics (CSV)",
+    "dl_overall_csv": "Overall metrics (CSV)",
+    "dl_schedule_json": "Schedules (JSON)",
+    "dl_chrome": "Chrome / Perfetto trace",
+    "dl_chrome_help": "Open it at ui.perfetto.dev: one track per request, a tick shown as 1 ms.",
+    "link_title": "Share this scenario (link)",
+    "link_too_large": "This trace is too large for a link: share the downloaded trace instead.",
+    "link_loaded": "Scenario loaded from the link.",
+    "link_bad": "This link could not be opened ({reason}). The lab shows the default scenario.",
+    "link_dismiss": "Dismiss",
+    "link_err_too_long": "it is too long",
+    "link_err_not_a_link": "it is not a scenario link, or it was cut or changed",
+    "link_err_bad_version": "it was made by another version of the app",
+    "link_err_bad_trace": "its trace is invalid",
+    "link_err_bad_config": "its budgets are invalid",
+    "link_err_bad_policy": "it names an unknown policy",
+
+    # What a real scheduler also decides (issue: scheduler realism)
+    "phase_stalled": "stalled",
+    "phase_preempted": "preempted",
+    "phase_swapped": "swapped out",
+    "phase_swapping": "swapping in",
+    "phase_graph_padding": "graph padding",
+    "unit_ms": "ms",
+    "event_preempt": "preempted (recompute)",
+    "event_swap_out": "swapped out",
+    "event_swap_in": "swapped in",
+    "event_cancel": "cancelled",
+    "event_reject": "rejected",
+    "hover_event_preempt": "<b>%{y}</b> preempted at %{x}: its KV is dropped, it will prefill again",
+    "hover_event_swap_out": "<b>%{y}</b> swapped out to host memory at %{x}",
+    "hover_event_swap_in": "<b>%{y}</b> starts swapping back in at %{x}",
+    "hover_event_cancel": "<b>%{y}</b>: its user stops it at %{x}",
+    "hover_event_reject": "<b>%{y}</b> rejected at %{x}: it could never fit the KV cache",
+    "reason_finished": "finished",
+    "reason_cancelled": "cancelled",
+    "reason_rejected": "rejected",
+    "kv_title": "KV blocks in use · {policy}",
+    "kv_blocks": "blocks held",
+    "kv_total": "blocks in use",
+    "kv_capacity": "cache: {blocks} blocks",
+    "hover_kv": "<b>{name}</b>: {blocks} blocks<br>{start} → {end}",
+    "axis_blocks": "KV blocks",
+    "m_finished": "finished requests",
+    "m_cancelled": "cancelled requests",
+    "m_rejected": "rejected requests",
+    "m_preemptions": "preemptions",
+    "m_recomputed_tokens": "tokens recomputed",
+    "m_swapped_blocks": "blocks swapped out",
+    "m_wasted_tokens": "tokens generated, never delivered",
+    "m_wasted": "wasted tokens",
+    "m_kv_peak": "KV blocks, peak",
+    "m_kv_mean": "KV blocks, mean",
+    "m_graph_padding": "CUDA-graph padding slots",
+    "m_spec_accepted": "draft tokens accepted",
+    "m_finish_reason": "ended",
+    "col_requests": "requests",
+    "col_finished": "finished",
+    "col_cancelled": "cancelled",
+    "col_rejected": "rejected",
+    "col_goodput": "meet the SLOs",
+    "col_tokens": "tokens delivered",
+    "col_ttft_p50": "TTFT p50",
+    "col_ttft_p90": "TTFT p90",
+    "col_tpot_p50": "TPOT p50",
+    "col_e2e_p50": "E2E p50",
+    "col_e2e_p90": "E2E p90",
+    "lab_per_tenant": "Per tenant",
+    "lab_per_priority": "Per priority",
+    "lab_rejected": "{n} request(s) could never fit the KV cache and were rejected: {names}.",
+    "wc_tpot": "TPOT p90 moves from {ta:.3g} to {tb:.3g} with **{b}**.",
+    "wc_preemptions": "Preemptions: {pa} with **{a}** ({ra} tokens recomputed), {pb} with **{b}** ({rb} recomputed).",
+    "cfg_hardware": "KV cache and cost model (the same for A and B)",
+    "cfg_kv_blocks": "KV cache blocks (0 = unlimited)",
+    "cfg_kv_blocks_help": "Paged KV cache size. A request holding n tokens needs ceil(n / block size) blocks.",
+    "cfg_block_size": "Tokens a block holds",
+    "cfg_block_size_help": "vLLM's default is 16; small blocks suit the classroom's small numbers.",
+    "cfg_swap_cost": "Swap-in time",
+    "cfg_swap_cost_help": "Time a swapped-out request needs to bring its blocks back from host memory.",
+    "cfg_cost": "Cost model",
+    "cfg_cost_help": (
+        "Ticks: every iteration lasts one tick (the seed's teaching model). Linear: an iteration lasts c0 + "
+        "c_prefill·prefill tokens + c_decode·decode sequences + c_attn·context read, in ms; arrivals are "
+        "then read as ms."),
+    "cost_ticks": "ticks (token-work)",
+    "cost_linear": "linear latency (ms)",
+    "cfg_cost_preset": "Coefficients from",
+    "cost_preset_small_gpu": "a small GPU",
+    "cost_preset_big_gpu": "a big GPU",
+    "cost_preset_cpu_tiny_model": "a tiny model on a CPU",
+    "cfg_c0": "c0 (ms)",
+    "cfg_c_prefill": "c_prefill (ms/token)",
+    "cfg_c_decode": "c_decode (ms/sequence)",
+    "cfg_c_attn": "c_attn (ms/context token)",
+    "cfg_c0_help": "Fixed cost of an iteration: kernel launches, scheduling.",
+    "cfg_c_prefill_help": "Cost of each prompt token prefilled.",
+    "cfg_c_decode_help": "Cost of each sequence decoding (a padded slot too).",
+    "cfg_c_attn_help": "Cost of each KV token attention reads: decodes get slower as contexts grow.",
+    "cost_linear_note": (
+        "Prefill and decode tokens cost differently, so results under this model are in ms and differ from "
+        "the token-work picture: each chart and table says which model it used."),
+    "cost_used_linear": "These results use the linear latency model: times are in ms.",
+    "opt_title": "Scheduler options",
+    "opt_changed": "Options changed: {summary}",
+    "opt_order": "Queue order",
+    "opt_order_help": "Which waiting request goes first when budget, a slot and KV room free up.",
+    "opt_order_fcfs_skip": "FCFS, skip what does not fit (the seed)",
+    "opt_order_fcfs": "FCFS, head-of-line blocking",
+    "opt_order_priority": "priority (lower value first)",
+    "opt_order_sjf": "shortest job first",
+    "opt_order_edf": "earliest deadline first",
+    "opt_order_aging": "priority with aging",
+    "opt_sjf_key": "Job size from",
+    "opt_sjf_key_prompt": "prompt length",
+    "opt_sjf_key_output": "known output length",
+    "opt_aging_rate": "Aging rate (priority a tick waited)",
+    "opt_aging_rate_help": (
+        "A waiting request's priority value drops by this much per unit of time, so nothing waits forever."),
+    "opt_preemptive_priority": "Higher priority may preempt",
+    "opt_preemptive_priority_help": (
+        "When the best waiting request has no slot or KV room, running requests of lower priority are "
+        "preempted (by recompute)."),
+    "opt_tenant_quotas": "Tenant quotas (tenant=share of the budget)",
+    "opt_tenant_quotas_help": (
+        "For example vip=0.75, free=0.25: a tenant's token-work in an iteration stays within its share while "
+        "others run."),
+    "opt_tenant_quotas_format": "write tenant=share pairs separated by commas, such as vip=0.5, free=0.5",
+    "opt_buckets_format": "write batch sizes separated by commas, such as 1, 2, 4, 8",
+    "opt_timeout": "Timeout (0 = none)",
+    "opt_timeout_help": (
+        "Cancel a request this long after its arrival if it has not finished (the cancel_at column cancels "
+        "single requests)."),
+    "opt_chunk_size": "Chunked prefill: tokens a chunk (0 = off)",
+    "opt_chunk_size_help": (
+        "Sarathi-style: a long prompt is prefilled over several iterations in chunks that share them with "
+        "decodes; a prompt longer than the budget becomes schedulable."),
+    "opt_mixing": "Prefill and decode",
+    "opt_mixing_help": (
+        "Decode-first: decodes, then prefill in the budget left. Prefill-first: an iteration with prefill "
+        "work does no decodes, so running requests stall."),
+    "opt_mixing_decode_first": "decode-first, mixed",
+    "opt_mixing_prefill_first": "prefill-first, not mixed",
+    "opt_kv_admission": "KV admission",
+    "opt_kv_admission_help": (
+        "Reserve: blocks for prompt and whole output at admission (never preempts). Overcommit: blocks as "
+        "tokens grow; preempt when they run out."),
+    "opt_kv_admission_reserve": "reserve prompt + output",
+    "opt_kv_admission_overcommit": "overcommit, grow on demand",
+    "opt_preempt": "When blocks run out",
+    "opt_preempt_help": (
+        "Recompute: drop the victim's KV and prefill prompt + generated tokens again later. Swap: move its "
+        "blocks to host memory and bring them back."),
+    "opt_preempt_recompute": "preempt by recompute",
+    "opt_preempt_swap": "preempt by swap",
+    "opt_victim": "Victim",
+    "opt_victim_latest": "latest arrival",
+    "opt_victim_lowest_priority": "lowest priority",
+    "opt_graph_buckets": "CUDA-graph batch sizes (empty = eager)",
+    "opt_graph_buckets_help": (
+        "Captured decode batch sizes, such as 1, 2, 4, 8, 16, 32: a decode-only batch is padded up to the "
+        "next one, or runs eagerly above the largest."),
+    "opt_spec_tokens": "Draft tokens k",
+    "opt_spec_tokens_help": (
+        "Speculative decoding: each step verifies k draft tokens (k + 1 token-work) and commits 1 to k + 1 "
+        "tokens."),
+    "opt_spec_accept": "Acceptance",
+    "opt_seed": "Seed",
+    "opt_short_order": "order {value}",
+    "opt_short_sjf_key": "by {value}",
+    "opt_short_aging_rate": "aging {value}",
+    "opt_short_preemptive_priority": "preemptive",
+    "opt_short_tenant_quotas": "quotas {value}",
+    "opt_short_chunk_size": "chunks of {value}",
+    "opt_short_mixing": "{value}",
+    "opt_short_kv_admission": "KV {value}",
+    "opt_short_preempt": "{value}",
+    "opt_short_victim": "victim {value}",
+    "opt_short_timeout": "timeout {value}",
+    "opt_short_graph_buckets": "graphs {value}",
+    "opt_short_spec_tokens": "speculate {value}",
+    "opt_short_spec_accept": "accept {value}",
+    "opt_short_seed": "seed {value}",
+
+    # Real model
+    "nav_real": "Real model",
+    "home_link_real_model": "Real model: a tiny transformer served by the same schedulers, measured",
+    "rm_title": "Real model",
+    "rm_intro": (
+        "A byte-level GPT with {params:,} parameters, trained on the Python standard library's source "
+        "(validation loss {loss} nats/byte), with a paged KV cache. The very scheduler classes of the "
+        "simulator drive it: every iteration is **one batched forward pass** over all scheduled tokens "
+        "(prefill chunks and decodes packed together), and the timeline records measured milliseconds. "
+        "Greedy decoding: each request makes exactly its output tokens."),
+    "rm_device": "Device",
+    "rm_device_help": "CUDA when the server has a GPU, else the CPU.",
+    "rm_dtype": "Precision",
+    "rm_dtype_help": "In float64 every policy's outputs equal each request generated alone, token for token.",
+    "rm_arrivals": "Arrivals in",
+    "rm_arrivals_tick": "iterations (the simulator's schedule)",
+    "rm_arrivals_ms": "milliseconds of wall time",
+    "rm_arrivals_help": (
+        "Iterations: a request arriving at 3 joins at the 4th iteration, as in the simulator. Milliseconds: "
+        "it joins once that much time has passed."),
+    "rm_no_model": "The model cannot be loaded: {reason}",
+    "rm_trace": "1 · Requests",
+    "rm_source": "Trace",
+    "rm_source_mixed": "mixed lengths",
+    "rm_source_short_chats": "short chats",
+    "rm_source_long_outputs": "long answers",
+    "rm_source_lab": "the lab's trace",
+    "rm_prompt_seed": "Prompt seed",
+    "rm_prompt_seed_help": (
+        "Prompts are a `text` column, or pieces of real Python source of each request's prompt length drawn "
+        "with this seed."),
+    "rm_prompt_text": "prompt text",
+    "rm_bad_trace": "The lab's trace cannot run here:",
+    "rm_too_many": (
+        "The lab's trace has {n} requests; a run on the shared model takes at most {limit} (other users wait "
+        "while it runs). Serve larger traces with `python -m gpu_demo run`."),
+    "rm_scaled": (
+        "Prompt and output lengths were scaled down so every request fits the model's context of {context} "
+        "bytes."),
+    "rm_run": "Run on the model ▶",
+    "rm_stop": "Stop",
+    "rm_stop_help": "Stops the run (its partial results are dropped).",
+    "rm_waiting": "Waiting for the model: another run is using it…",
+    "rm_streaming": "{name}, as it is generated:",
+    "rm_running": "Running policy {label} on the model…",
+    "rm_cannot_run": "This cannot run: {reason}",
+    "rm_press_run": "Press Run to serve these requests with the model under A and B.",
+    "rm_measured_note": "Measured on {device} ({dtype}): times are wall-clock milliseconds.",
+    "rm_tokens_per_s": "tokens/s · {label}",
+    "rm_overhead": "{share} of the iteration time was spent outside the model (scheduling, batching).",
+    "rm_prediction": "The simulator's prediction",
+    "rm_prediction_intro": (
+        "A linear latency model fitted to this run's iterations (t = c0 + c_prefill·prefill tokens + "
+        "c_decode·decode rows + c_attn·context read), then the simulator runs the same requests with it."),
+    "rm_fit": (
+        "{label}: c0 {c0} ms, c_prefill {c_prefill}, c_decode {c_decode}, c_attn {c_attn}; fit error "
+        "{error}% of the mean iteration"),
+    "rm_measured": "measured",
+    "rm_predicted": "predicted",
+    "rm_error": "error",
+    "rm_outputs": "What the model wrote (policy B)",
+
+    # Input problems (the codes of sim.trace.MESSAGES)
+    "prob_empty": "is empty",
+    "prob_no_prompt": "is empty, and so is the text that could stand in for it",
+    "prob_not_integer": "must be a whole number, got {value}",
+    "prob_below_min": "must be at least {min}, got {value}",
+    "prob_above_max": "must be at most {max}, got {value}",
+    "prob_too_long": "is longer than {max} characters",
+    "prob_duplicate": "repeats the name of row {other}",
+    "prob_missing_column": "the column is missing",
+    "prob_before_arrival": "must not be before the arrival tick {arrival}",
+    "prob_no_rows": "the trace has no requests",
+    "prob_unreadable": "cannot be read: {detail}",
+    "prob_over_context": "prompt and output need {tokens} positions; the model has {context}",
+    "prob_over_budget": "prompt of {prompt} tokens is larger than the token budget {budget}",
+
+    # Metrics guide
+    "guide_title": "Metrics guide",
+    "guide_intro": (
+        "What each metric measures, how it is computed here and what it includes, drawn on one request of "
+        "the worked example. Pick a policy and a request."),
+    "guide_policy": "Policy",
+    "guide_request": "Request",
+    "guide_here": "here ({name})",
+    "anatomy_title": "Request {name}: queue, TTFT and the gaps between its tokens",
+    "anatomy_ttft": "TTFT = {value}",
+    "anatomy_queue": "queue = {value}",
+    "anatomy_tpot": "{n} gaps, mean TPOT = {value}",
+    "guide_queue_time_def": "How long a request waits for the scheduler or for capacity before it gets any token-work.",
+    "guide_queue_time_formula": "\\text{queue} = t_{\\text{first work}} - t_{\\text{arrival}}",
+    "guide_queue_time_includes": (
+        "Includes waiting for a free slot, for budget left in a tick, or (static) for the current batch to "
+        "finish. Not the prefill itself."),
+    "guide_ttft_def": "Time to first token: from arrival until the first output token is emitted.",
+    "guide_ttft_formula": "\\text{TTFT} = t_{\\text{first token}} - t_{\\text{arrival}}",
+    "guide_ttft_includes": (
+        "Includes queue time and prefill; in the teaching mode also the first decode tick. A real server "
+        "adds tokenization, the chat template, sampling and streaming."),
+    "guide_tpot_def": (
+        "Time per output token (inter-token latency): the mean gap between consecutive output tokens after "
+        "the first; 0 for a one-token answer."),
+    "guide_tpot_formula": "\\text{TPOT} = \\frac{t_{\\text{last}} - t_{\\text{first}}}{n_{\\text{out}} - 1}",
+    "guide_tpot_includes": (
+        "Reported per request (its mean) or as the distribution of all gaps; stalls between decodes "
+        "(preemption, a long prefill in the way) raise it."),
+    "guide_throughput_def": "Output tokens completed per unit of time over the whole run.",
+    "guide_throughput_formula": "\\text{throughput} = \\frac{\\sum_r n_{\\text{out}}(r)}{\\text{makespan}}",
+    "guide_throughput_includes": "Says nothing about whether each request met its latency target.",
+    "guide_goodput_def": (
+        "The requests (or their tokens) that meet every given SLO: TTFT, TPOT and end-to-end limits. Set "
+        "SLOs in the lab to see it move."),
+    "guide_goodput_formula": (
+        "\\text{goodput} = \\#\\{r : \\text{TTFT}_r \\le T_1,\\ \\text{TPOT}_r \\le T_2,\\ \\text{E2E}_r \\le T_3\\}"),
+    "guide_goodput_includes": "With no SLO set every request counts. Per unit of time it is divided by the makespan.",
+    "guide_makespan_def": "Time from tick 0 until the last token of the trace is emitted.",
+    "guide_makespan_formula": "\\text{makespan} = \\max_r t_{\\text{last token}}(r)",
+    "guide_makespan_includes": "Suited to offline (batch) comparisons on a fixed trace.",
+    "guide_padding_waste_def": (
+        "Token-work spent on nothing: prompt positions padded to the batch's longest prompt, plus the decode "
+        "slots of batch members that are already done."),
+    "guide_padding_waste_formula": (
+        "\\text{waste} = \\sum_{\\text{batches}} (n \\cdot p_{\\max} - \\textstyle\\sum p) + \\text{idle decode "
+        "slots}"),
+    "guide_padding_waste_includes": "Continuous batching has none: no padding, and a finished request leaves its slot.",
+    "guide_utilization_def": "The share of the token budget spent on useful prefill and decode work.",
+    "guide_utilization_formula": (
+        "\\text{utilization} = \\frac{\\text{prefill} + \\text{decode tokens}}{\\text{budget} \\times "
+        "\\text{makespan}}"),
+    "guide_utilization_includes": "Padding is not useful work; idle ticks count as unused budget.",
+    "guide_fair_title": "A fair A/B comparison",
+    "guide_fair": (
+        "Compare policies only on **the same workload and the same arrival trace**, with **the same model, "
+        "hardware and output semantics** (the same first-token rule, the same stopping). When you report a "
+        "throughput experiment, also state:\n\n- the **warm-up** runs left out;\n- the **request length "
+        "distribution** (prompt and output);\n- the **concurrency limit** (max running sequences);\n- the "
+        "**scheduler budgets** (token budget, KV capacity);\n- the **sampling** settings;\n- whether "
+        "**streaming** is counted in the latencies.\n\nThe lab keeps the first three the same for A and B by "
+        "construction: one trace, one budget form."),
+
+    # What it costs (the cost lesson)
+    "nav_costs": "What it costs",
+    "unit_s": "s",
+    "cost_title": "What continuous batching costs",
+    "cost_intro": (
+        "The worked example shows what iteration-level scheduling wins. Each win has a price, and ticks hide "
+        "it: in the tick model every iteration lasts one tick, so every TPOT is 1. Here iterations take "
+        "milliseconds, as on a real server: **c0 + c_prefill × prefill tokens + c_decode × decoding requests "
+        "+ c_attn × context read**. Five costs, each on a trace that shows it, each named on its chart with "
+        "its figure. (Lesson 1 reads the worked example's ticks as {ms} ms each.)"),
+    "cost_back": "Back to the worked example",
+    "cost_running": "Simulating the five lessons…",
+    "cost_download": "Download this table (CSV)",
+    "cost_example_gantt": "The worked example in ms, continuous batching",
+    "cost_continuous": "continuous",
+    "cost_chunk2": "chunked prefill, 2 tokens",
+    "cost_chunk1": "chunked prefill, 1 token",
+    "cost_chunk128": "chunked prefill, 128 tokens",
+    "cost_fcfs": "strict arrival order (fcfs)",
+    "cost_skip": "skip what does not fit (fcfs-skip)",
+    "cost_fcfs_chunk": "fcfs + chunked prefill",
+    "cost_reserve": "reserve the whole output",
+    "cost_overcommit": "overcommit",
+    "cost_static": "static",
+    "cost_col_policy": "policy",
+    "cost_col_a_worst": "A's longest gap",
+    "cost_col_a_ttft": "A's TTFT",
+    "cost_col_c_ttft": "C's TTFT",
+    "cost_col_makespan": "makespan",
+    "cost_col_itl_p50": "token gap p50",
+    "cost_col_itl_p99": "token gap p99",
+    "cost_col_ratio": "p99 / p50",
+    "cost_col_ttft_p90": "TTFT p90",
+    "cost_col_ttft_p99": "TTFT p99",
+    "cost_col_short_wait": "short: median queue",
+    "cost_col_long_wait": "long: median queue",
+    "cost_col_long_max": "long: longest queue",
+    "cost_col_preemptions": "preemptions",
+    "cost_col_recomputed": "tokens prefilled again",
+    "cost_col_iterations": "iterations",
+    "cost_col_decisions": "scheduling decisions",
+    "cost_col_changes": "joins + leaves",
+    "cost_col_plan": "planning time / iteration",
+    "cost_interference_title": "Prefill–decode interference",
+    "cost_interference_named": "A waits {worst} for a token while C prefills, against {usual} otherwise (+{rise})",
+    "cost_interference_story": (
+        "C arrives while A and B decode. Continuous batching admits it at once, so C's 3 prefill tokens "
+        "share an iteration with A's and B's decodes: that iteration lasts **{worst}** instead of "
+        "**{usual}**, and A waits **+{rise}** for that token. That is prefill–decode interference: a "
+        "newcomer's prefill stretches the gap of everyone already decoding. Chunked prefill (Sarathi) "
+        "spreads a prompt over several iterations: with 1-token chunks A's longest gap is "
+        "**{chunked_worst}**, but prefills finish later: C's TTFT rises from **{c_ttft}** to "
+        "**{c_ttft_chunked}**, and A's own from **{a_ttft}** to **{a_ttft_chunked}**."),
+    "cost_gap_index": "A's token gap (1st, 2nd, …)",
+    "cost_gap_axis": "gap ({unit})",
+    "cost_jitter_title": "TPOT jitter",
+    "cost_jitter_named": (
+        "token gap p99 {p99} = {ratio}× p50 ({p50}); chunked prefill: {chunked_p99} = {chunked_ratio}×"),
+    "cost_jitter_story": (
+        "300 requests, 4 a second, with long-tailed prompts (median 200 tokens, some over 2,000). Every dot "
+        "is an iteration: most last about **{p50}**, the time between two tokens of a decoding request. An "
+        "iteration that carries a long prompt's prefill lasts much longer, and every request decoding in it "
+        "waits with it: the p99 gap between tokens is **{p99}**, **{ratio}×** the median. A user sees the "
+        "stream stutter. Chunks of 128 tokens cut the p99 to **{chunked_p99}** (**{chunked_ratio}×**), and "
+        "pay for it in TTFT: p99 **{ttft}** becomes **{ttft_chunked}**."),
+    "cost_iteration_axis": "iteration length ({unit})",
+    "cost_hol_title": "Head-of-line blocking and starvation",
+    "cost_hol_named": (
+        "fcfs: short prompts queue {short_strict} (HOL blocking); fcfs-skip: long ones {long_skip} (starved)"),
+    "cost_hol_story": (
+        "Short prompts at 10 a second, and every tenth request a prompt of {long} tokens under a budget of "
+        "1,024 tokens an iteration: a long prompt fits only when few requests decode. In **strict arrival "
+        "order** a long prompt at the head of the queue blocks everyone behind it: short prompts wait "
+        "**{short_strict}** at the median (head-of-line blocking). **Skipping** what does not fit lets them "
+        "pass (**{short_skip}**), and the long prompts starve: **{long_skip}** at the median, up to "
+        "**{long_skip_max}**. Chunked prefill lets a long prompt in piece by piece (long prompts "
+        "**{long_chunked}**, short **{short_chunked}**) and pays in every decode's gap: token gap p50 "
+        "**{itl}** becomes **{itl_chunked}**."),
+    "cost_group_short": "short prompts: median",
+    "cost_group_long": "long prompts: median",
+    "cost_group_long_max": "long prompts: longest",
+    "cost_queue_axis": "queue time ({unit}, log scale)",
+    "cost_kv_title": "KV pressure and preemption",
+    "cost_kv_named": (
+        "overcommit: {preemptions} preemptions, {recomputed} tokens prefilled again; TTFT p99 {ttft} vs "
+        "{ttft_reserve}"),
+    "cost_kv_story": (
+        "The jitter trace again, with a KV cache of {blocks} blocks ({tokens} tokens). **Reserving** blocks "
+        "for a request's whole output at admission never runs out, but holds memory that is not used yet, so "
+        "fewer requests run: TTFT p99 **{ttft_reserve}**. **Overcommitting** admits as soon as the prompt "
+        "fits: TTFT p99 falls to **{ttft}**, and when decodes fill the cache the newest request is preempted "
+        "and its KV dropped: **{preemptions}** preemptions, and **{recomputed}** tokens prefilled a second "
+        "time ({share} of all prefill work). That is the price of admitting more."),
+    "cost_preempted": "{name}: preemption",
+    "cost_work_title": "The scheduler's work every iteration",
+    "cost_work_named": (
+        "continuous decides {decisions} times (every iteration), static {static_decisions}; the batch "
+        "changes before {changed} iterations"),
+    "cost_work_story": (
+        "The jitter trace under static and continuous batching, each planned one iteration at a time. Static "
+        "batching decides once a batch: **{static_decisions}** times. Continuous batching decides again "
+        "every iteration, **{decisions}** times, and its batch changes before **{changed}** of them "
+        "(**{share}**); static's changes {static_changed} times. Each change means new batch tensors and "
+        "block tables in a real engine, work that happens on the CPU between two forward passes. Planning "
+        "one iteration took **{plan} µs** here for continuous and **{static_plan} µs** for static (this "
+        "machine's Python, measured when the page first ran; the median of three runs after a warm-up)."),
+    "cost_group_decisions": "scheduling decisions",
+    "cost_group_changed": "iterations after a batch change",
+    "cost_work_axis": "count (log scale)",
+    "cost_hidden_title": "What these pictures still leave out",
+    "cost_hidden": (
+        "- The latency model is linear: a real GPU's iteration time is flat until the batch fills its "
+        "compute, then rises; the real-model page measures one.\n- Planning time is this simulator's Python, "
+        "not vLLM's; in a real engine the batch's tensors, sampling and detokenization add CPU time every "
+        "iteration.\n- Preemption by recompute is modelled as prefill work again; swapping to host memory "
+        "costs PCIe time instead (the trace lab's swap option)."),
+
+    # Capacity lab (sweeps)
+    "nav_capacity": "Capacity lab",
+    "sw_title": "Capacity lab: how much load before the SLO breaks?",
+    "sw_intro": (
+        "Run the same trace through two to four policies while one parameter moves: the arrival rate, the "
+        "token budget, the sequence limit, the chunk size or the KV blocks. **Goodput** (DistServe) counts "
+        "only requests that meet every SLO; the **knee** is the largest load a policy takes while at least "
+        "the target share of requests still meets it."),
+    "sw_trace": "1. The trace",
+    "sw_source": "Trace source",
+    "sw_source_generated": "generated",
+    "sw_source_upload": "upload a real trace",
+    "sw_source_lab": "the trace lab's trace",
+    "sw_generator": "Generator settings",
+    "sw_upload_first": "Choose a file (Azure, Mooncake, BurstGPT or native CSV/JSON) and press Import.",
+    "sw_lab_bad": "The trace lab's table has problems; fix them in the trace lab first:",
+    "sw_trace_summary": (
+        "{n:,} requests arriving over {span:,} ticks ({rate} a tick on average); mean prompt {prompt} and "
+        "mean output {output} tokens."),
+    "sw_policies": "2. Policies, budgets and SLOs",
+    "sw_policies_intro": (
+        "One row a policy (two to four), each with its own budgets. 0 means no limit (sequences, KV blocks) "
+        "or off (chunked prefill). Continuous-only options (chunks, overcommit) must stay off for static "
+        "rows."),
+    "sw_col_label": "policy",
+    "sw_col_batching": "batching",
+    "sw_col_order": "order",
+    "sw_col_budget": "budget",
+    "sw_col_max_seqs": "max seqs",
+    "sw_col_chunk": "chunk size",
+    "sw_col_kv_blocks": "KV blocks",
+    "sw_col_kv_admission": "KV admit",
+    "sw_col_preempt": "preempt",
+    "sw_policy_count": "Give one to {most} policies (rows).",
+    "sw_policy_label": "Policy row {row}: give it a name no other row has.",
+    "sw_policy_bad": "Policy row {row} ({label}): {reason}",
+    "sw_target": "Attainment target",
+    "sw_target_help": "The knee is the largest load at which at least this share of requests meets every SLO.",
+    "sw_sweep": "3. The sweep",
+    "sw_parameter": "Swept parameter",
+    "sw_parameter_help": (
+        "The arrival rate multiplies the trace's own rate (2 = the same requests arriving twice as fast; "
+        "arrivals are rounded down to whole ticks). The other parameters replace every policy's own value."),
+    "sw_param_rate": "arrival rate (x the trace's)",
+    "sw_param_token_budget": "token budget",
+    "sw_param_max_seqs": "max sequences",
+    "sw_param_chunk_size": "chunk size",
+    "sw_param_kv_blocks": "KV blocks",
+    "sw_low": "from",
+    "sw_high": "to",
+    "sw_points": "points",
+    "sw_bad_range": "The range cannot be swept: {reason}",
+    "sw_low_high": "'to' must be larger than 'from'.",
+    "sw_too_much": (
+        "This sweep would simulate {work} requests (points x policies x trace); the web app takes up to "
+        "{most}. Use fewer points or requests here, or run `python -m sim sweep` from the command line."),
+    "sw_run": "Run the sweep",
+    "sw_running": "Simulating point {done} of {total}...",
+    "sw_press_run": "Press **Run the sweep**.",
+    "sw_stale": "The inputs changed since this sweep ran: press Run the sweep to update it.",
+    "sw_knees": "Knees",
+    "sw_budget_fitted": "The policies' token budget is now {budget}, so the largest prompt of this trace fits.",
+    "sw_knee_rate": (
+        "- **{policy}** keeps at least {target} of requests within every SLO up to **{value}x** the trace's "
+        "arrival rate ({rate} requests a tick)."),
+    "sw_knee_capacity": (
+        "- **{policy}** keeps at least {target} of requests within every SLO from a {parameter} of "
+        "**{value}** upwards."),
+    "sw_knee_none_load": "- **{policy}** misses {target} even at the lightest load swept.",
+    "sw_knee_none_capacity": "- **{policy}** misses {target} even at the largest value swept.",
+    "sw_knee_label": "knee of {policy}: {value}",
+    "sw_why": "Why a curve goes against intuition",
+    "sw_why_attainment": (
+        "**{ahead}** does worse than **{behind}** at {value}: {a} against {b} of requests within every SLO."),
+    "sw_why_throughput": "**{ahead}** makes fewer tokens than **{behind}** at {value}: {a} against {b} tokens a tick.",
+    "sw_why_starves_ahead": (
+        "Long prompts starve under **{policy}**: its slowest 1% of requests have prompts of {slow} tokens on "
+        "average (the trace's mean is {mean}). A prompt is admitted only whole, the decoders leave less "
+        "budget than a long prompt needs, and shorter prompts are let past it."),
+    "sw_why_starves_behind": (
+        "**{policy}** gets there by starving long prompts: its slowest 1% of requests have prompts of {slow} "
+        "tokens on average (the trace's mean is {mean}); the short ones pass them and still meet the SLO."),
+    "sw_why_idle": (
+        "{idle} of the token budget of **{policy}** sat idle while requests waited ({other} for **{them}**): "
+        "nothing waiting fit in what was left."),
+    "sw_why_order": (
+        "**{policy}** serves the queue in arrival order, so once the load passes what it can serve every "
+        "request waits: TTFT p50 {a} against {b} ticks for **{them}**."),
+    "sw_why_none": "Every curve here goes the way intuition says: no policy that should do better does worse.",
+    "sw_default_note": (
+        "The default: prompts of 1–8 tokens under a budget of 12 tokens a tick, so the longest prompt fits "
+        "beside four decoders. Set the budget to the seed's 8 and a prompt of 8 can start only in a tick in "
+        "which nobody decodes: continuous batching then leaves budget idle while long prompts starve, and "
+        "its knee falls to static's. The page says so under the charts when it happens."),
+    "sw_tpot_flat": (
+        "TPOT is {value} {unit} at every point: in the tick model a decoding request makes one token a tick. "
+        "The cost lesson measures TPOT in milliseconds, where it does move."),
+    "sw_chart_idle": "Budget idle while requests waited (% of the token budget)",
+    "sw_target_line": "target {target}",
+    "sw_failed": "{n} points could not run (they count as missing the SLO):",
+    "sw_rate_axis": " (1 = {rate} requests a tick)",
+    "sw_chart_attainment": "SLO attainment (% of requests meeting every SLO)",
+    "sw_chart_goodput": "Goodput (requests meeting every SLO per tick)",
+    "sw_chart_ttft": "TTFT: p50 solid, p90 dashed, p99 dotted",
+    "sw_chart_tpot": "TPOT: p50 solid, p90 dashed, p99 dotted",
+    "sw_chart_throughput": "Throughput (output tokens per tick)",
+    "sw_per_unit": "requests / {unit}",
+    "sw_tokens_per_unit": "tokens / {unit}",
+    "sw_table": "Every point",
+    "sw_goodput": "goodput (req/tick)",
+    "sw_attainment_pct": "SLO met %",
+    "sw_throughput": "tokens/tick",
+    "sw_ttft_col": "TTFT p{q} ({unit})",
+    "sw_idle_pct": "idle budget %",
+    "sw_short_rate": "load (×)",
+    "sw_short_token_budget": "budget",
+    "sw_short_max_seqs": "max seqs",
+    "sw_short_chunk_size": "chunk",
+    "sw_short_kv_blocks": "KV blocks",
+    "sw_default_static": "static",
+    "sw_default_continuous": "continuous",
+    "sw_default_chunked": "continuous + chunked",
+    "sw_error": "could not run",
+    "sw_download": "Download the sweep (CSV)",
+    "dl_prom_tick_ms": "1 tick = ? ms (for the Prometheus export)",
+    "dl_prom_tick_help": "Prometheus and vLLM measure time in seconds; say how long a tick is.",
+    "dl_prom_ms": "Times are in ms; the export writes seconds.",
+    "dl_prometheus": "Metrics of {label} (Prometheus, vLLM names)",
+    "dl_prometheus_help": (
+        "The run's metrics in Prometheus text format with vLLM's metric names and histogram buckets "
+        "(vllm:time_to_first_token_seconds, ...). Gauges hold the mean over the run; the README maps each "
+        "metric and says where the definitions differ."),
+}

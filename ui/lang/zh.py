@@ -1,0 +1,931 @@
+"""Every text the app shows, in Chinese: key -> text (str.format fields; the same fields in en.py)."""
+
+TEXTS = {
+    # Navigation and sidebar
+    "nav_home": "首页",
+    "nav_example": "示例推演",
+    "nav_lab": "Trace 实验室",
+    "nav_guide": "指标指南",
+    "presenter_switch": "演示模式",
+    "presenter_help": "用于投影：正文、表格和图表字体更大，各页的选项折叠起来（需要时再展开）。",
+    "presenter_options": "选项",
+    "about_title": "关于",
+    "about_text": (
+        "**批处理课堂**演示 LLM 服务器如何调度请求：在同一条 "
+        "trace、同一组预算下对比静态批处理与连续（iteration "
+        "级）批处理。模拟器按设计文档的教学模型以 tick 计 "
+        "token-work：它验证的是调度语义和指标口径，而不是 GPU 性能。"),
+
+    # Policies, phases, units
+    "policy_static": "静态批处理",
+    "policy_continuous": "连续批处理",
+    "phase_queued": "排队",
+    "phase_prefill": "prefill",
+    "phase_decode": "decode",
+    "phase_padding": "padding",
+    "phase_idle": "空闲预算",
+    "unit_tick": "tick",
+    "marker_arrival": "到达",
+    "marker_completion": "最后一个 token",
+    "marker_token": "输出 token",
+    "hover_segment": "<b>{name}</b> · {phase}<br>{unit} {start} → {end}<br>{tokens} 个 token",
+    "hover_arrival": "<b>%{y}</b> 在 %{x} 到达",
+    "hover_completion": "<b>%{y}</b> 在 %{x} 输出最后一个 token",
+    "hover_token": "在 %{x} 输出一个 token",
+    "hover_work": "tick %{{customdata[0]}} → %{{customdata[1]}}<br>{kind}：%{{y}} token-work",
+    "budget_line": "预算 {budget}",
+    "budget_title": "每 tick 的 token-work · {policy}",
+    "axis_token_work": "token-work",
+    "axis_requests": "请求数",
+    "gantt_sampled": "均匀抽样显示 {total} 个请求中的 {shown} 个",
+    "load_title": "运行中与等待中的请求 · {title}",
+    "load_running": "运行中（占用 batch 槽位）",
+    "load_waiting": "等待中（已到达，尚未开始）",
+
+    # Home
+    "home_title": "批处理课堂",
+    "home_intro": (
+        "LLM 服务器把许多请求放进同一个 **batch** 一起处理：每次模型 iteration "
+        "为 batch 中的每个请求做一点工作。先由 **prefill** 读入请求的 "
+        "prompt，之后每个 **decode** 步骤再生成一个输出 "
+        "token。\n\n**静态批处理**要等一组请求凑齐，把所有 prompt padding "
+        "到最长的长度，并且整个 batch 要等最长的回答完成才结束：短请求完成后仍占着槽位空转，新到的"
+        "请求只能在外面等。**连续批处理**（iteration 级调度）在每次 iteration "
+        "都重新决策：运行中的请求各 decode 一个 token，完成的请求立刻释放槽位，等待中的请求"
+        "在剩余预算内被接纳。\n\n下面是设计文档中的三个请求 "
+        "A=(0,4,5)、B=(0,2,2)、C=(3,3,4)（到达时刻、prompt token "
+        "数、输出 token 数），预算为每 tick 8 个 token-work："),
+    "home_caption": "makespan {makespan} tick · padding 浪费 {waste} · 吞吐 {throughput} token/tick",
+    "home_after": (
+        "连续批处理在 tick 3 就接纳了 C：与 A 的 decode 同一 tick，并复用 B "
+        "释放的槽位，于是 C 的首 token 提前 3 个 tick，整条 trace 在 tick "
+        "8 而不是 11 完成。教学模型把每个 prompt 或 decode token "
+        "都算作一个单位的工作；真实的 prefill 与 decode 成本不同，所以这里每 tick "
+        "多出的 37.5% token（1.375 对 1.0）说明的是调度，而不是 GPU 速度。"),
+    "home_pages": "页面",
+    "home_link_worked_example": "示例推演：逐 tick 展开设计文档的 trace，并附文字解说",
+    "home_link_costs": "代价：prefill–decode 干扰、TPOT 抖动、饥饿、KV 压力与调度器的工作，以毫秒计",
+    "home_link_trace_lab": "Trace 实验室：编辑、生成或上传 trace，对比两种策略",
+    "home_link_capacity_lab": "容量实验：负载多大时各策略开始违反 SLO（goodput 与拐点）",
+    "home_link_metrics_guide": "指标指南：排队时间、TTFT、TPOT、吞吐、goodput 等",
+
+    # Worked example
+    "ex_title": "示例推演",
+    "ex_intro": (
+        "请求（到达时刻、prompt token 数、输出 token "
+        "数）：A=(0,4,5)、B=(0,2,2)、C=(3,3,4)；每 tick 预算 8 个 "
+        "token-work。点击播放或逐 tick 前进：图和表显示到当前时刻为止发生的事，图旁的解说"
+        "逐 tick 说明发生了什么、依据哪条规则。"),
+    "ex_slider": "时间（tick）",
+    "ex_slider_help": "时钟：时间为 3 时，tick 0、1、2 已经运行。图、表和解说显示到此为止发生的事。",
+    "ex_play": "▶ 播放",
+    "ex_pause": "⏸ 暂停",
+    "ex_play_help": "逐个 tick 播放（结束后从头开始）。",
+    "ex_speed": "速度（每秒 tick 数）",
+    "ex_earlier": "更早的 tick",
+    "ex_playing_at": "时间 {tick} / {end} tick（暂停后可手动拖动时钟）",
+    "ex_start": "回到时间 0",
+    "ex_col": "{metric} {label}",
+    "ex_legend": "时间单位为 tick。A = 静态批处理，B = 连续批处理；{pending} = 此刻尚未知道。",
+    "ex_short_queue_time": "排队",
+    "ex_short_ttft": "TTFT",
+    "ex_short_tpot": "TPOT",
+    "ex_short_e2e": "端到端",
+    "ex_m_makespan": "makespan（tick）",
+    "ex_m_throughput": "吞吐（每 tick token 数）",
+    "ex_m_padding_waste": "padding 浪费（token-work）",
+    "ex_m_utilization": "预算利用率",
+    "ex_m_ttft_p50": "TTFT p50（tick）",
+    "ex_m_e2e_p50": "端到端延迟 p50（tick）",
+    "ex_takeaway_pending": "两种策略都运行结束后才显示总结：点击播放，或逐 tick 前进。",
+    "ex_done": "t={tick}：所有请求完成，运行结束。",
+    "ex_back": "后退一个 tick",
+    "ex_forward": "前进一个 tick",
+    "ex_overall": "整体指标",
+    "ex_per_request": "逐请求指标",
+    "ex_takeaway": (
+        "静态：makespan 11，padding 浪费 5（2 个 prompt padding "
+        "+ B 的 3 个空闲 decode 槽位），吞吐 1.0，C 的 TTFT 为 "
+        "5。连续：makespan 8，浪费 0，吞吐 1.375，C 的 TTFT 为 "
+        "2。所有请求的 TPOT 都是 1。"),
+    "ex_costs_link": "这里每个 TPOT 都是 1 个 tick。以毫秒计，连续批处理的代价是什么？→",
+    "ex_open_lab": "在 Trace 实验室中打开此 trace",
+    "ex_narration": "**时间 {tick}**：逐 tick 发生了什么",
+    "ex_narration_empty": "时间 0：还没有运行任何 tick。点击播放，或逐 tick 前进。",
+    "rule_static_wait": "：静态批次在其最长的成员完成之前不接纳新请求",
+    "rule_static_admit": "：上一个静态批次结束后，新批次才开始",
+    "rule_static_padding": "：静态批次中已完成的成员仍占着槽位，直到整个批次结束",
+    "rule_continuous_finish": "：它的槽位在下一轮迭代即可复用",
+    "rule_continuous_admit": "，立即加入：连续批处理每轮迭代都接纳新请求，使用 decode 剩下的预算",
+
+    # Narration of one tick
+    "n_tick": "t={tick}：",
+    "n_sep": "；",
+    "n_decode_one": "{names} decode 1 个 token",
+    "n_decode_many": "{names} 各 decode 1 个 token",
+    "n_finish_one": "{names} 输出最后一个 token（在 {tick} 完成）",
+    "n_finish_many": "{names} 输出最后一个 token（在 {tick} 完成）",
+    "n_admit_one": "{names} 被接纳并 prefill {tokens} 个 token",
+    "n_admit_many": "{names} 被接纳并共 prefill {tokens} 个 token",
+    "n_prefilling_one": "{names} 继续 batch 的 padded prefill",
+    "n_prefilling_many": "{names} 继续 batch 的 padded prefill",
+    "n_padding_one": "{names} 已完成，但仍以 padding 占着槽位",
+    "n_padding_many": "{names} 已完成，但仍以 padding 占着槽位",
+    "n_arrive_one": "{names} 到达并等待",
+    "n_arrive_many": "{names} 到达并等待",
+    "n_wait_one": "{names} 等待",
+    "n_wait_many": "{names} 等待",
+    "n_nothing": "没有可运行的请求",
+    "n_budget": "{budget} 个预算中 {idle} 个空闲",
+    "n_budget_padding": "（{padding} 个花在 padding 上）",
+
+    # Tables
+    "col_name": "请求",
+    "col_policy": "策略",
+    "card_throughput": "token/{per}",
+    "card_goodput_requests": "goodput",
+    "lab_per_request_key": "每个请求两行：A = {a}，B = {b}。",
+    "col_arrival": "到达",
+    "col_prompt": "prompt",
+    "col_output": "输出",
+    "col_priority": "优先级",
+    "col_deadline": "截止时间",
+    "col_tenant": "租户",
+    "col_cancel_at": "取消时刻",
+    "col_text": "文本",
+    "col_metric": "指标",
+    "col_change": "变化 B − A",
+    "col_relative": "相对变化",
+    "col_verdict": "更好？",
+    "col_row": "行",
+    "col_column": "列",
+    "col_problem": "问题",
+    "m_queue_time": "排队时间",
+    "m_ttft": "TTFT",
+    "m_tpot": "TPOT",
+    "m_e2e": "端到端延迟",
+    "m_completion": "完成时刻",
+    "m_makespan": "makespan",
+    "m_throughput": "吞吐（token/{per}）",
+    "m_request_throughput": "请求/{per}",
+    "with_unit": "{label}（{unit}）",
+    "per_tick": "tick",
+    "per_ms": "毫秒",
+    "m_padding_waste": "padding 浪费",
+    "m_utilization": "预算利用率",
+    "m_goodput": "goodput",
+    "m_goodput_requests": "goodput（满足 SLO 的请求数）",
+    "m_slo_attainment": "SLO 达成率",
+    "m_ttft_p50": "TTFT p50",
+    "m_ttft_p90": "TTFT p90",
+    "m_ttft_p99": "TTFT p99",
+    "m_tpot_p50": "TPOT p50",
+    "m_tpot_p90": "TPOT p90",
+    "m_tpot_p99": "TPOT p99",
+    "m_itl_p50": "token 间隔 p50",
+    "m_itl_p90": "token 间隔 p90",
+    "m_itl_p99": "token 间隔 p99",
+    "m_e2e_p50": "端到端延迟 p50",
+    "m_e2e_p90": "端到端延迟 p90",
+    "m_e2e_p99": "端到端延迟 p99",
+    "m_queue_time_p50": "排队时间 p50",
+    "m_queue_time_p90": "排队时间 p90",
+    "m_queue_time_p99": "排队时间 p99",
+
+    # What changed
+    "wc_faster": "更早完成整条 trace",
+    "wc_slower": "更晚完成整条 trace",
+    "wc_makespan": "**{b}** 比 **{a}** {verb}：makespan {mb} 对 {ma}（{pct}）。",
+    "wc_ttft": "使用 **{b}** 后，TTFT 中位数从 {ta:g} 变为 {tb:g} {unit}。",
+    "wc_unit_tick": "tick",
+    "wc_unit_ms": "毫秒",
+    "wc_waste": "padding 浪费：**{a}** 为 {wa}，**{b}** 为 {wb}。",
+    "wc_goodput": "满足全部 SLO 的请求：**{a}** 为 {ga}/{n}，**{b}** 为 {gb}/{n}。",
+    "wc_requests": "使用 **{b}** 后，{total} 个请求中有 {n} 个的端到端延迟更短。",
+    "wc_same": "在这条 trace 上两种策略的指标相同。",
+
+    # Trace lab
+    "lab_title": "Trace 实验室",
+    "lab_intro": (
+        "选择预设、生成 trace 或上传真实 trace，在表格中编辑，设置预算，然后在完全相同的 "
+        "trace 上对比两种策略。页面底部的链接可以带走当前场景。"),
+    "lab_trace": "1 · Trace",
+    "tab_presets": "预设",
+    "tab_generator": "生成器",
+    "tab_upload": "上传",
+    "preset_pick": "预设",
+    "preset_load": "载入预设",
+    "preset_seed": "设计文档示例（A、B、C）",
+    "preset_seed_note": "三个请求，预算 8：静态 makespan 11，连续 8。",
+    "preset_bursty": "突发到达",
+    "preset_bursty_note": (
+        "40 个请求成簇到达（gamma 到达过程，burstiness "
+        "0.2）：观察突发时队列如何堆积，以及两种策略各自多快把它消化掉。"),
+    "preset_long_short": "长 prompt 混在短 prompt 中",
+    "preset_long_short_note": (
+        "短对话请求加上四个长文档（prompt 12-16，预算 "
+        "16）。连续批处理会跳过放不下的请求、先接纳能放进剩余预算的短 prompt，因此长 "
+        "prompt 可能要等到 batch 几乎空了才能进入：看看 L 开头各行的排队时间。"),
+    "preset_azure_like": "类 Azure 长度分布",
+    "preset_azure_like_note": (
+        "120 个请求，prompt 与输出长度呈长尾分布，形状仿照 Azure 2023 对话 "
+        "trace 并按比例缩小（预算 64，最多 16 个并发）。"),
+    "preset_long_prompt": "一个长 prompt 让所有人停顿（分块 prefill）",
+    "preset_long_prompt_note": (
+        "在延迟模型（毫秒）下，几个对话正在 decode，一个 96 token 的文档在 60 "
+        "毫秒到达。A 在一次 iteration 里 prefill 它：每个运行中的对话都要等约 "
+        "58 毫秒才得到下一个 token（看 token 间隔 p99）。B 把它分成每块 16 个 "
+        "token，与 decode 共享 iteration：最差间隔降到约 21 "
+        "毫秒，代价是文档稍晚完成、iteration 稍多。"),
+    "preset_kv_thrash": "KV 太小：超额分配与重算 vs 预留",
+    "preset_kv_thrash_note": (
+        "cache 只有 16 个 block（64 个 token），每个请求会增长到 32 个 "
+        "token。A 预留 prompt + 输出：一次只跑两个，从不被抢占。B "
+        "超额分配：很多请求同时开始，随后 block 用完，抢占最晚到达的请求，它们要重新 "
+        "prefill 整个上下文——看 KV 图上的抢占标记、重算的 token 数和被拉长的 "
+        "TPOT。"),
+    "preset_vip": "VIP 租户",
+    "preset_vip_note": (
+        "一波免费用户请求与少量 VIP 请求（优先级 0），最多同时运行 4 个。A "
+        "按到达顺序服务；B 按优先级服务，并允许 VIP 抢占免费请求。对比按租户的表格：VIP 的 "
+        "TTFT 大幅下降，免费用户几乎不变。"),
+    "preset_user_stop": "用户点击停止",
+    "preset_user_stop_note": (
+        "每三个用户中有一个在到达 6 个 tick 后停止回答（cancel_at "
+        "列）。连续批处理在下一次 iteration 就释放槽位（停止后生成的一个 token "
+        "被浪费）；静态批处理则把它当作 padding 一直占到 batch 结束。"),
+    "preset_graph_buckets": "graph bucket 为小 batch 补齐",
+    "preset_graph_buckets_note": (
+        "B 用为 1、2、4、8、16、32 大小捕获的 CUDA graph 运行纯 decode "
+        "的 iteration：5 个请求的 batch 按 8 "
+        "运行。预算线之上的黄色部分就是这些白白计算的 padding 槽位。"),
+    "preset_speculation": "60% 接受率的投机解码",
+    "preset_speculation_note": (
+        "B 每步起草 3 个 token，目标模型以 0.6 的概率接受每一个：每步花 4 个 "
+        "token-work，但提交 1 到 4 个 token，因此回答用更少的 iteration "
+        "完成（看 Gantt 中的多 token 步），同时预算图被更快填满。"),
+    "gen_n": "请求数",
+    "gen_n_help": "要生成的请求个数。",
+    "gen_rate": "到达率（每 tick 请求数）",
+    "gen_rate_help": "每 tick 平均到达的请求数。",
+    "gen_burstiness": "突发度（burstiness）",
+    "gen_burstiness_help": (
+        "到达间隔 gamma 分布的形状参数：1 为 Poisson，小于 1 更突发，大于 1 "
+        "更均匀（与 vLLM benchmark 相同）。"),
+    "gen_prompt": "prompt 长度",
+    "gen_output": "输出长度",
+    "dist_uniform": "均匀分布",
+    "dist_fixed": "固定值",
+    "dist_lognormal": "对数正态（长尾）",
+    "dist_value": "token 数",
+    "dist_low": "最小",
+    "dist_high": "最大",
+    "dist_median": "中位数",
+    "dist_sigma": "sigma（离散度）",
+    "gen_seed": "随机种子",
+    "gen_seed_help": "相同的种子和参数总是生成相同的 trace。",
+    "gen_make": "生成",
+    "gen_bad": "无法生成：{reason}",
+    "up_file": "trace 文件",
+    "up_help": "原生 CSV/JSON、Azure LLM inference CSV、Mooncake JSONL 或 BurstGPT CSV，最大 {mb} MB。",
+    "up_format": "格式",
+    "fmt_auto": "根据表头自动识别",
+    "fmt_native": "原生（name、arrival、prompt、output）",
+    "fmt_azure": "Azure LLM inference",
+    "fmt_mooncake": "Mooncake JSONL",
+    "fmt_burstgpt": "BurstGPT",
+    "up_ms_per_tick": "每 tick 毫秒数",
+    "up_token_scale": "token 缩放系数",
+    "up_limit": "最多读取请求数",
+    "up_start_s": "时间窗起点（秒）",
+    "up_end_s": "时间窗终点（秒，0 表示到末尾）",
+    "up_end_help": "相对 trace 第一个请求的秒数。",
+    "up_import": "导入",
+    "up_too_big": "文件超过 {mb} MB。请先裁剪，或用 python -m sim run 在命令行运行。",
+    "up_bad": "文件无法导入：",
+    "up_report": "导入报告：{report}",
+    "help_name": "请求的唯一名称。",
+    "help_arrival": "请求到达的 tick（不小于 0）。",
+    "help_prompt": "需要 prefill 的 prompt token 数（至少 1）。",
+    "help_output": "需要 decode 的输出 token 数（至少 1）。",
+    "lab_bad_rows": "有 {n} 行需要修正后才能运行：",
+    "lab_sorted": "这些行没有按到达时间排序；模拟会按到达时间排序后使用。",
+    "lab_too_many": "{n:,} 个请求超过了交互运行的上限 {limit:,}；完整 trace 请用 python -m sim run 运行。",
+    "lab_count": "{n} 个请求",
+    "dl_trace_csv": "下载 trace（CSV）",
+    "dl_trace_json": "下载 trace（JSON）",
+    "dl_typed_csv": "下载当前输入内容（CSV）",
+    "lab_budgets": "2 · 预算与策略",
+    "cfg_budget": "每 tick token 预算",
+    "cfg_budget_help": "一个 tick 可完成的 token-work：prefill token + decode token + padding 槽位。",
+    "cfg_max_seqs": "最大并发序列数（0 表示不限）",
+    "cfg_max_seqs_help": "一次 iteration 的 batch 中最多的请求数。",
+    "cfg_first_token": "首个输出 token",
+    "cfg_first_token_help": (
+        "教学模式：prefill tick 不输出 token，首 token 来自第一个 "
+        "decode tick。引擎模式：prefill iteration 直接采样出首 "
+        "token（与 vLLM 相同）。"),
+    "first_decode": "来自首次 decode（教学）",
+    "first_prefill": "来自 prefill（引擎，vLLM）",
+    "cfg_slo_ttft": "SLO：TTFT 上限（{unit}，0 表示不设）",
+    "cfg_slo_tpot": "SLO：TPOT 上限（{unit}，0 表示不设）",
+    "cfg_slo_e2e": "SLO：端到端延迟上限（{unit}，0 表示不设）",
+    "cfg_slo_help": "goodput 统计满足你设置的全部 SLO 的请求。",
+    "cfg_policy_a": "策略 A",
+    "cfg_policy_b": "策略 B",
+    "cfg_bad": "预算字段 {field}：{reason}",
+    "lab_over_budget": "以下 prompt 大于 token 预算，永远无法被接纳（没有 chunked prefill 时）。请提高预算或缩短它们：",
+    "lab_results": "3 · 结果",
+    "lab_run": "运行 ▶",
+    "lab_running": "正在模拟两种策略…",
+    "lab_stale": "自上次运行后 trace 或预算已改变：按“运行”更新结果。",
+    "lab_press_run": "按“运行”开始模拟这条 trace。",
+    "lab_fix_first": "请先修正上面的问题。",
+    "card_help": "B 的数值；箭头表示相对 A（{a}）的变化，绿色表示更好。",
+    "lab_overall": "整体指标：A 对比 B",
+    "lab_per_request": "逐请求指标",
+    "dl_requests_csv": "逐请求指标（CSV）",
+    "dl_overall_csv": "整体指标（CSV）",
+    "dl_schedule_json": "调度结果（JSON）",
+    "dl_chrome": "Chrome / Perfetto trace",
+    "dl_chrome_help": "在 ui.perfetto.dev 打开：每个请求一条轨道，1 tick 显示为 1 ms。",
+    "link_title": "分享此场景（链接）",
+    "link_too_large": "这条 trace 太大，无法放进链接：请改为分享下载的 trace 文件。",
+    "link_loaded": "已从链接载入场景。",
+    "link_bad": "无法打开此链接（{reason}）。实验室显示默认场景。",
+    "link_dismiss": "知道了",
+    "link_err_too_long": "链接过长",
+    "link_err_not_a_link": "这不是场景链接，或链接被截断、修改",
+    "link_err_bad_version": "链接来自其他版本的应用",
+    "link_err_bad_trace": "其中的 trace 无效",
+    "link_err_bad_config": "其中的预算无效",
+    "link_err_bad_policy": "其中包含未知策略",
+
+    # What a real scheduler also decides (issue: scheduler realism)
+    "phase_stalled": "停顿",
+    "phase_preempted": "被抢占",
+    "phase_swapped": "已换出",
+    "phase_swapping": "换入中",
+    "phase_graph_padding": "graph padding",
+    "unit_ms": "毫秒",
+    "event_preempt": "被抢占（重算）",
+    "event_swap_out": "换出",
+    "event_swap_in": "换入",
+    "event_cancel": "取消",
+    "event_reject": "拒绝",
+    "hover_event_preempt": "<b>%{y}</b> 在 %{x} 被抢占：丢弃其 KV，之后重新 prefill",
+    "hover_event_swap_out": "<b>%{y}</b> 在 %{x} 被换出到主机内存",
+    "hover_event_swap_in": "<b>%{y}</b> 在 %{x} 开始换回",
+    "hover_event_cancel": "<b>%{y}</b>：用户在 %{x} 停止了它",
+    "hover_event_reject": "<b>%{y}</b> 在 %{x} 被拒绝：KV cache 永远放不下它",
+    "reason_finished": "完成",
+    "reason_cancelled": "已取消",
+    "reason_rejected": "被拒绝",
+    "kv_title": "KV block 占用 · {policy}",
+    "kv_blocks": "占用的 block",
+    "kv_total": "已用 block",
+    "kv_capacity": "cache：{blocks} 个 block",
+    "hover_kv": "<b>{name}</b>：{blocks} 个 block<br>{start} → {end}",
+    "axis_blocks": "KV block",
+    "m_finished": "完成的请求",
+    "m_cancelled": "取消的请求",
+    "m_rejected": "被拒绝的请求",
+    "m_preemptions": "抢占次数",
+    "m_recomputed_tokens": "重算的 token",
+    "m_swapped_blocks": "换出的 block",
+    "m_wasted_tokens": "生成但未送达的 token",
+    "m_wasted": "浪费的 token",
+    "m_kv_peak": "KV block 峰值",
+    "m_kv_mean": "KV block 平均",
+    "m_graph_padding": "CUDA graph padding 槽位",
+    "m_spec_accepted": "被接受的草稿 token",
+    "m_finish_reason": "结束方式",
+    "col_requests": "请求数",
+    "col_finished": "完成",
+    "col_cancelled": "取消",
+    "col_rejected": "拒绝",
+    "col_goodput": "满足 SLO",
+    "col_tokens": "送达 token",
+    "col_ttft_p50": "TTFT p50",
+    "col_ttft_p90": "TTFT p90",
+    "col_tpot_p50": "TPOT p50",
+    "col_e2e_p50": "端到端 p50",
+    "col_e2e_p90": "端到端 p90",
+    "lab_per_tenant": "按租户",
+    "lab_per_priority": "按优先级",
+    "lab_rejected": "有 {n} 个请求永远放不进 KV cache，已被拒绝：{names}。",
+    "wc_tpot": "使用 **{b}** 后，TPOT p90 从 {ta:.3g} 变为 {tb:.3g}。",
+    "wc_preemptions": "抢占：**{a}** {pa} 次（重算 {ra} 个 token），**{b}** {pb} 次（重算 {rb} 个）。",
+    "cfg_hardware": "KV cache 与成本模型（A、B 相同）",
+    "cfg_kv_blocks": "KV cache block 数（0 表示不限）",
+    "cfg_kv_blocks_help": "分页 KV cache 的大小。持有 n 个 token 的请求需要 ceil(n / block 大小) 个 block。",
+    "cfg_block_size": "每个 block 的 token 数",
+    "cfg_block_size_help": "vLLM 默认为 16；课堂上的小例子适合用小 block。",
+    "cfg_swap_cost": "换入耗时",
+    "cfg_swap_cost_help": "被换出的请求把 block 从主机内存换回所需的时间。",
+    "cfg_cost": "成本模型",
+    "cfg_cost_help": (
+        "Tick：每次 iteration 持续一个 tick（设计文档的教学模型）。线性：一次 "
+        "iteration 耗时 c0 + c_prefill·prefill token + "
+        "c_decode·decode 序列 + c_attn·读取的上下文（毫秒）；此时到达时间按毫秒"
+        "解释。"),
+    "cost_ticks": "tick（token-work）",
+    "cost_linear": "线性延迟（毫秒）",
+    "cfg_cost_preset": "系数预设",
+    "cost_preset_small_gpu": "小型 GPU",
+    "cost_preset_big_gpu": "大型 GPU",
+    "cost_preset_cpu_tiny_model": "CPU 上的小模型",
+    "cfg_c0": "c0（毫秒）",
+    "cfg_c_prefill": "c_prefill（毫秒/token）",
+    "cfg_c_decode": "c_decode（毫秒/序列）",
+    "cfg_c_attn": "c_attn（毫秒/上下文 token）",
+    "cfg_c0_help": "每次 iteration 的固定开销：kernel 启动、调度等。",
+    "cfg_c_prefill_help": "每个 prefill 的 prompt token 的开销。",
+    "cfg_c_decode_help": "每个 decode 序列（包括 padding 槽位）的开销。",
+    "cfg_c_attn_help": "attention 每读取一个 KV token 的开销：上下文越长 decode 越慢。",
+    "cost_linear_note": (
+        "prefill 与 decode token 的成本不同，因此该模型下的结果以毫秒计，与 "
+        "token-work 的图景不同：每个图表都会说明使用的是哪种模型。"),
+    "cost_used_linear": "以下结果使用线性延迟模型：时间单位为毫秒。",
+    "opt_title": "调度选项",
+    "opt_changed": "已修改的选项：{summary}",
+    "opt_order": "队列顺序",
+    "opt_order_help": "预算、槽位和 KV 空间腾出时先接纳哪个等待中的请求。",
+    "opt_order_fcfs_skip": "FCFS，跳过放不下的（设计文档）",
+    "opt_order_fcfs": "FCFS，队头阻塞",
+    "opt_order_priority": "优先级（值小者优先）",
+    "opt_order_sjf": "最短作业优先",
+    "opt_order_edf": "最早截止优先",
+    "opt_order_aging": "带老化的优先级",
+    "opt_sjf_key": "作业长度依据",
+    "opt_sjf_key_prompt": "prompt 长度",
+    "opt_sjf_key_output": "已知的输出长度",
+    "opt_aging_rate": "老化速率（每等待一个 tick 提升的优先级）",
+    "opt_aging_rate_help": "等待中的请求每单位时间优先级值降低这么多，因此不会永远等待。",
+    "opt_preemptive_priority": "高优先级可以抢占",
+    "opt_preemptive_priority_help": (
+        "当最优先的等待请求没有槽位或 KV 空间时，抢占优先级更低的运行中请求（以重算方式）。"),
+    "opt_tenant_quotas": "租户配额（租户=预算份额）",
+    "opt_tenant_quotas_help": (
+        "例如 vip=0.75, free=0.25：当有其他请求运行时，租户在一次 "
+        "iteration 中的 token-work 不超过其份额。"),
+    "opt_tenant_quotas_format": "请写成逗号分隔的 租户=份额，例如 vip=0.5, free=0.5",
+    "opt_buckets_format": "请写成逗号分隔的 batch 大小，例如 1, 2, 4, 8",
+    "opt_timeout": "超时（0 表示不设）",
+    "opt_timeout_help": "请求到达后超过这么久仍未完成就取消（cancel_at 列可以取消单个请求）。",
+    "opt_chunk_size": "分块 prefill：每块 token 数（0 表示关闭）",
+    "opt_chunk_size_help": (
+        "Sarathi 风格：长 prompt 分多次 iteration 分块 prefill，与 "
+        "decode 共享 iteration；超过预算的 prompt 也能被调度。"),
+    "opt_mixing": "prefill 与 decode 的混合",
+    "opt_mixing_help": (
+        "decode 优先：先 decode，剩余预算再 prefill。prefill 优先：有 "
+        "prefill 工作的 iteration 不做 decode，运行中的请求会停顿。"),
+    "opt_mixing_decode_first": "decode 优先，混合",
+    "opt_mixing_prefill_first": "prefill 优先，不混合",
+    "opt_kv_admission": "KV 准入",
+    "opt_kv_admission_help": (
+        "预留：接纳时为 prompt 和全部输出预留 block（不会抢占）。超额分配：随 token "
+        "增长分配 block，不够时抢占。"),
+    "opt_kv_admission_reserve": "预留 prompt + 输出",
+    "opt_kv_admission_overcommit": "超额分配，按需增长",
+    "opt_preempt": "block 不够时",
+    "opt_preempt_help": (
+        "重算：丢弃受害者的 KV，之后重新 prefill prompt + 已生成 "
+        "token。换出：把它的 block 移到主机内存，之后再换回。"),
+    "opt_preempt_recompute": "抢占并重算",
+    "opt_preempt_swap": "抢占并换出",
+    "opt_victim": "受害者",
+    "opt_victim_latest": "最晚到达的",
+    "opt_victim_lowest_priority": "优先级最低的",
+    "opt_graph_buckets": "CUDA graph batch 大小（空表示 eager）",
+    "opt_graph_buckets_help": (
+        "已捕获的 decode batch 大小，例如 1, 2, 4, 8, 16, 32：纯 "
+        "decode 的 batch 补齐到下一个大小，超过最大值则 eager 运行。"),
+    "opt_spec_tokens": "草稿 token 数 k",
+    "opt_spec_tokens_help": "投机解码：每步验证 k 个草稿 token（k + 1 个 token-work），提交 1 到 k + 1 个 token。",
+    "opt_spec_accept": "接受率",
+    "opt_seed": "种子",
+    "opt_short_order": "顺序 {value}",
+    "opt_short_sjf_key": "按 {value}",
+    "opt_short_aging_rate": "老化 {value}",
+    "opt_short_preemptive_priority": "可抢占",
+    "opt_short_tenant_quotas": "配额 {value}",
+    "opt_short_chunk_size": "分块 {value}",
+    "opt_short_mixing": "{value}",
+    "opt_short_kv_admission": "KV {value}",
+    "opt_short_preempt": "{value}",
+    "opt_short_victim": "受害者 {value}",
+    "opt_short_timeout": "超时 {value}",
+    "opt_short_graph_buckets": "graph {value}",
+    "opt_short_spec_tokens": "投机 {value}",
+    "opt_short_spec_accept": "接受率 {value}",
+    "opt_short_seed": "种子 {value}",
+
+    # Real model
+    "nav_real": "真实模型",
+    "home_link_real_model": "真实模型：用同一套调度器服务一个小 Transformer，并实测",
+    "rm_title": "真实模型",
+    "rm_intro": (
+        "一个字节级 GPT，{params:,} 个参数，在 Python 标准库源码上训练（验证损失 "
+        "{loss} nats/byte），带分页 KV cache。驱动它的正是模拟器里的同一批调度器"
+        "类：每次 iteration 都是对所有被调度 token "
+        "的**一次批量前向**（prefill 分块与 decode "
+        "打包在一起），时间线记录实测的毫秒数。贪心解码：每个请求恰好生成其输出 token 数。"),
+    "rm_device": "设备",
+    "rm_device_help": "服务器有 GPU 时用 CUDA，否则用 CPU。",
+    "rm_dtype": "精度",
+    "rm_dtype_help": "在 float64 下，每种策略的输出都与单独生成每个请求的结果逐 token 相同。",
+    "rm_arrivals": "到达时间单位",
+    "rm_arrivals_tick": "iteration（与模拟器相同的调度）",
+    "rm_arrivals_ms": "真实时间的毫秒",
+    "rm_arrivals_help": (
+        "iteration：到达时间为 3 的请求在第 4 次 iteration "
+        "加入，与模拟器一致。毫秒：经过相应时间后才加入。"),
+    "rm_no_model": "无法加载模型：{reason}",
+    "rm_trace": "1 · 请求",
+    "rm_source": "Trace",
+    "rm_source_mixed": "长度混合",
+    "rm_source_short_chats": "短对话",
+    "rm_source_long_outputs": "长回答",
+    "rm_source_lab": "实验室的 trace",
+    "rm_prompt_seed": "prompt 种子",
+    "rm_prompt_seed_help": "prompt 取自 `text` 列，或用该种子从真实 Python 源码中截取与请求 prompt 长度相同的片段。",
+    "rm_prompt_text": "prompt 文本",
+    "rm_bad_trace": "实验室的 trace 无法在这里运行：",
+    "rm_too_many": (
+        "实验室的 trace 有 {n} 个请求；共享模型上的一次运行最多 {limit} "
+        "个（运行期间其他用户需要等待）。更大的 trace 请用 `python -m "
+        "gpu_demo run`。"),
+    "rm_scaled": "prompt 与输出长度已按比例缩小，使每个请求都能放进模型 {context} 字节的上下文。",
+    "rm_run": "在模型上运行 ▶",
+    "rm_stop": "停止",
+    "rm_stop_help": "停止运行（丢弃未完成的结果）。",
+    "rm_waiting": "等待模型：另一个运行正在使用它…",
+    "rm_streaming": "{name}（生成中）：",
+    "rm_running": "正在模型上运行策略 {label}…",
+    "rm_cannot_run": "无法运行：{reason}",
+    "rm_press_run": "按“运行”，用模型在 A 和 B 下服务这些请求。",
+    "rm_measured_note": "在 {device}（{dtype}）上实测：时间为真实毫秒。",
+    "rm_tokens_per_s": "token/秒 · {label}",
+    "rm_overhead": "iteration 时间的 {share} 花在模型之外（调度、组 batch）。",
+    "rm_prediction": "模拟器的预测",
+    "rm_prediction_intro": (
+        "把线性延迟模型（t = c0 + c_prefill·prefill token + "
+        "c_decode·decode 行 + c_attn·读取的上下文）拟合到本次运行的各 "
+        "iteration，再用它让模拟器运行相同的请求。"),
+    "rm_fit": (
+        "{label}：c0 {c0} 毫秒，c_prefill "
+        "{c_prefill}，c_decode {c_decode}，c_attn "
+        "{c_attn}；拟合误差为平均 iteration 的 {error}%"),
+    "rm_measured": "实测",
+    "rm_predicted": "预测",
+    "rm_error": "误差",
+    "rm_outputs": "模型生成的内容（策略 B）",
+
+    # Input problems (the codes of sim.trace.MESSAGES)
+    "prob_empty": "为空",
+    "prob_no_prompt": "为空，可以代替它的 text 也为空",
+    "prob_not_integer": "必须是整数，实际为 {value}",
+    "prob_below_min": "不能小于 {min}，实际为 {value}",
+    "prob_above_max": "不能大于 {max}，实际为 {value}",
+    "prob_too_long": "超过 {max} 个字符",
+    "prob_duplicate": "与第 {other} 行重名",
+    "prob_missing_column": "缺少该列",
+    "prob_before_arrival": "不能早于到达 tick {arrival}",
+    "prob_no_rows": "trace 中没有请求",
+    "prob_unreadable": "无法读取：{detail}",
+    "prob_over_context": "prompt 与输出共需 {tokens} 个位置；模型只有 {context} 个",
+    "prob_over_budget": "prompt 有 {prompt} 个 token，大于 token 预算 {budget}",
+
+    # Metrics guide
+    "guide_title": "指标指南",
+    "guide_intro": (
+        "每个指标衡量什么、在这里如何计算、包含哪些部分，并在示例推演中的一个请求上画出来。请选择策略和请"
+        "求。"),
+    "guide_policy": "策略",
+    "guide_request": "请求",
+    "guide_here": "本例（{name}）",
+    "anatomy_title": "请求 {name}：排队、TTFT 与 token 间隔",
+    "anatomy_ttft": "TTFT = {value}",
+    "anatomy_queue": "排队 = {value}",
+    "anatomy_tpot": "{n} 个间隔，平均 TPOT = {value}",
+    "guide_queue_time_def": "请求在获得任何 token-work 之前等待调度器或容量的时间。",
+    "guide_queue_time_formula": "\\text{排队时间} = t_{\\text{首次工作}} - t_{\\text{到达}}",
+    "guide_queue_time_includes": (
+        "包括等待空闲槽位、等待 tick 内剩余预算，或（静态批处理中）等待当前 batch "
+        "结束；不包括 prefill 本身。"),
+    "guide_ttft_def": "首 token 时间：从到达到输出第一个 token。",
+    "guide_ttft_formula": "\\text{TTFT} = t_{\\text{首 token}} - t_{\\text{到达}}",
+    "guide_ttft_includes": (
+        "包括排队与 prefill；教学模式下还包括第一个 decode tick。真实服务器还要加上 "
+        "tokenization、chat template、采样和 streaming。"),
+    "guide_tpot_def": (
+        "每输出 token 时间（token 间延迟）：首 token 之后相邻输出 token "
+        "的平均间隔；只有一个 token 时为 0。"),
+    "guide_tpot_formula": "\\text{TPOT} = \\frac{t_{\\text{末 token}} - t_{\\text{首 token}}}{n_{\\text{输出}} - 1}",
+    "guide_tpot_includes": (
+        "可按请求报告（取均值），也可报告所有间隔的分布；decode 之间的停顿（抢占、被长 "
+        "prefill 挡住）会使其变大。"),
+    "guide_throughput_def": "整个运行期间单位时间完成的输出 token 数。",
+    "guide_throughput_formula": "\\text{吞吐} = \\frac{\\sum_r n_{\\text{输出}}(r)}{\\text{makespan}}",
+    "guide_throughput_includes": "不能说明每个请求是否满足了延迟目标。",
+    "guide_goodput_def": (
+        "满足全部给定 SLO（TTFT、TPOT、端到端上限）的请求（或其 "
+        "token）。在实验室中设置 SLO 即可观察它的变化。"),
+    "guide_goodput_formula": (
+        "\\text{goodput} = \\#\\{r : \\text{TTFT}_r \\le "
+        "T_1,\\ \\text{TPOT}_r \\le T_2,\\ \\text{E2E}_r \\le "
+        "T_3\\}"),
+    "guide_goodput_includes": "未设置 SLO 时所有请求都计入；按单位时间计时再除以 makespan。",
+    "guide_makespan_def": "从 tick 0 到整条 trace 最后一个 token 输出的时间。",
+    "guide_makespan_formula": "\\text{makespan} = \\max_r t_{\\text{末 token}}(r)",
+    "guide_makespan_includes": "适合在固定 trace 上做离线调度对比。",
+    "guide_padding_waste_def": (
+        "花在无用功上的 token-work：把 prompt padding 到 batch 最长 "
+        "prompt 的位置，加上已完成成员占着的 decode 槽位。"),
+    "guide_padding_waste_formula": (
+        "\\text{浪费} = \\sum_{\\text{batch}} (n \\cdot "
+        "p_{\\max} - \\textstyle\\sum p) + \\text{空闲 decode "
+        "槽位}"),
+    "guide_padding_waste_includes": "连续批处理没有这项浪费：不做 padding，完成的请求会让出槽位。",
+    "guide_utilization_def": "token 预算中用于有效 prefill 和 decode 工作的比例。",
+    "guide_utilization_formula": (
+        "\\text{利用率} = \\frac{\\text{prefill} + "
+        "\\text{decode token}}{\\text{预算} \\times "
+        "\\text{makespan}}"),
+    "guide_utilization_includes": "padding 不算有效工作；空闲 tick 计为未使用的预算。",
+    "guide_fair_title": "公平的 A/B 对比",
+    "guide_fair": (
+        "只有在**同一负载、同一 arrival trace**，并且**同一模型、同一硬件、同一输出语"
+        "义**（相同的首 token 规则、相同的停止条件）下，策略对比才公平。报告吞吐实验时还要说明："
+        "\n\n- 排除了哪些 **warm-up** 运行；\n- **请求长度分布**（prompt "
+        "与输出）；\n- **并发上限**（最大运行序列数）；\n- **调度预算**（token "
+        "预算、KV 容量）；\n- **采样**设置；\n- 延迟中是否计入 "
+        "**streaming**。\n\n实验室天然保证 A 和 B 使用同一条 trace、同一组预算。"),
+
+    # What it costs (the cost lesson)
+    "nav_costs": "代价",
+    "unit_s": "秒",
+    "cost_title": "连续批处理的代价",
+    "cost_intro": (
+        "示例推演展示了 iteration 级调度赢在哪里。每一项收益都有代价，而 tick "
+        "把它藏了起来：tick 模型里每次迭代都是 1 个 tick，所以 TPOT 总是 "
+        "1。这里的迭代像真实服务器一样以毫秒计：**c0 + c_prefill × prefill "
+        "token 数 + c_decode × decode 请求数 + c_attn × "
+        "读取的上下文**。下面五种代价，各用一条能显出它的 trace，并在图上标出名称和数值。（第 "
+        "1 课把示例的每个 tick 读作 {ms} 毫秒。）"),
+    "cost_back": "回到示例推演",
+    "cost_running": "正在模拟五节课……",
+    "cost_download": "下载此表（CSV）",
+    "cost_example_gantt": "以毫秒计的示例推演：连续批处理",
+    "cost_continuous": "连续",
+    "cost_chunk2": "分块 prefill，每块 2 个 token",
+    "cost_chunk1": "分块 prefill，每块 1 个 token",
+    "cost_chunk128": "分块 prefill，每块 128 个 token",
+    "cost_fcfs": "严格到达顺序（fcfs）",
+    "cost_skip": "跳过装不下的（fcfs-skip）",
+    "cost_fcfs_chunk": "fcfs + 分块 prefill",
+    "cost_reserve": "预留完整输出（reserve）",
+    "cost_overcommit": "超额准入（overcommit）",
+    "cost_static": "静态",
+    "cost_col_policy": "策略",
+    "cost_col_a_worst": "A 的最长间隔",
+    "cost_col_a_ttft": "A 的 TTFT",
+    "cost_col_c_ttft": "C 的 TTFT",
+    "cost_col_makespan": "总时长",
+    "cost_col_itl_p50": "间隔 p50",
+    "cost_col_itl_p99": "间隔 p99",
+    "cost_col_ratio": "p99 / p50",
+    "cost_col_ttft_p90": "TTFT p90",
+    "cost_col_ttft_p99": "TTFT p99",
+    "cost_col_short_wait": "短：排队中位数",
+    "cost_col_long_wait": "长：排队中位数",
+    "cost_col_long_max": "长：最长排队",
+    "cost_col_preemptions": "抢占次数",
+    "cost_col_recomputed": "重算的 token",
+    "cost_col_iterations": "迭代数",
+    "cost_col_decisions": "调度决策数",
+    "cost_col_changes": "加入 + 离开",
+    "cost_col_plan": "每次迭代的规划时间",
+    "cost_interference_title": "Prefill–decode 干扰",
+    "cost_interference_named": "C 做 prefill 时 A 等一个 token 要 {worst}，平时为 {usual}（+{rise}）",
+    "cost_interference_story": (
+        "C 在 A、B decode 时到达。连续批处理立即接纳它，于是 C 的 3 个 "
+        "prefill token 与 A、B 的 decode 同处一次迭代：这次迭代耗时 "
+        "**{worst}** 而不是 **{usual}**，A 为这个 token 多等了 "
+        "**+{rise}**。这就是 prefill–decode 干扰：新请求的 prefill "
+        "拉长了所有正在 decode 的请求的间隔。分块 prefill（Sarathi）把 "
+        "prompt 分到多次迭代：每块 1 个 token 时 A 的最长间隔为 "
+        "**{chunked_worst}**，但 prefill 完成得更晚：C 的 TTFT 从 "
+        "**{c_ttft}** 升到 **{c_ttft_chunked}**，A 自己的从 "
+        "**{a_ttft}** 升到 **{a_ttft_chunked}**。"),
+    "cost_gap_index": "A 的第几个 token 间隔",
+    "cost_gap_axis": "间隔（{unit}）",
+    "cost_jitter_title": "TPOT 抖动",
+    "cost_jitter_named": (
+        "token 间隔 p99 {p99} = p50（{p50}）的 {ratio} 倍；分块 "
+        "prefill：{chunked_p99} = {chunked_ratio} 倍"),
+    "cost_jitter_story": (
+        "300 个请求，每秒 4 个，prompt 长尾分布（中位数 200 个 token，有的超过 "
+        "2,000）。每个点是一次迭代：大多数约 **{p50}**，也就是 decode 请求两个 "
+        "token 之间的时间。带着长 prompt prefill 的迭代要长得多，其中每个在 "
+        "decode 的请求都跟着等待：token 间隔 p99 为 **{p99}**，是中位数的 "
+        "**{ratio} 倍**。用户看到输出流一卡一卡。每块 128 个 token 把 p99 "
+        "降到 **{chunked_p99}**（**{chunked_ratio} 倍**），代价是 "
+        "TTFT：p99 从 **{ttft}** 变为 **{ttft_chunked}**。"),
+    "cost_iteration_axis": "迭代时长（{unit}）",
+    "cost_hol_title": "队头阻塞与饥饿",
+    "cost_hol_named": "fcfs：短 prompt 排队 {short_strict}（队头阻塞）；fcfs-skip：长 prompt 排队 {long_skip}（饥饿）",
+    "cost_hol_story": (
+        "短 prompt 每秒 10 个，每第十个请求是 {long} 个 token 的长 "
+        "prompt，每次迭代预算 1,024 个 token：只有 decode 的请求很少时长 "
+        "prompt 才装得下。**严格到达顺序**下，队头的长 prompt 挡住后面所有人：短 "
+        "prompt 排队中位数为 **{short_strict}**（队头阻塞）。**跳过**装不下"
+        "的请求让短 prompt 先行（**{short_skip}**），长 prompt "
+        "于是挨饿：中位数 **{long_skip}**，最长 "
+        "**{long_skip_max}**。分块 prefill 让长 prompt "
+        "一块一块进入（长 prompt **{long_chunked}**，短 prompt "
+        "**{short_chunked}**），代价落在每个 decode 的间隔上：token "
+        "间隔 p50 从 **{itl}** 变为 **{itl_chunked}**。"),
+    "cost_group_short": "短 prompt：中位数",
+    "cost_group_long": "长 prompt：中位数",
+    "cost_group_long_max": "长 prompt：最长",
+    "cost_queue_axis": "排队时间（{unit}，对数刻度）",
+    "cost_kv_title": "KV 压力与抢占",
+    "cost_kv_named": (
+        "overcommit：{preemptions} 次抢占，{recomputed} 个 "
+        "token 重新 prefill；TTFT p99 {ttft} 对 "
+        "{ttft_reserve}"),
+    "cost_kv_story": (
+        "还是抖动那条 trace，KV cache 为 {blocks} 个 "
+        "block（{tokens} 个 token）。准入时**预留**完整输出所需的 block "
+        "永远不会用尽，但占着尚未用到的内存，于是同时运行的请求更少：TTFT p99 "
+        "**{ttft_reserve}**。**超额准入**只要 prompt "
+        "装得下就接纳：TTFT p99 降到 **{ttft}**；而当 decode 填满 "
+        "cache，最新的请求被抢占、KV 被丢弃：**{preemptions}** "
+        "次抢占，**{recomputed}** 个 token 第二次 prefill（占全部 "
+        "prefill 工作的 {share}）。这就是多接纳的代价。"),
+    "cost_preempted": "{name}：抢占",
+    "cost_work_title": "调度器每次迭代的工作",
+    "cost_work_named": (
+        "连续批处理决策 {decisions} 次（每次迭代），静态 "
+        "{static_decisions} 次；{changed} 次迭代前 batch 发生变化"),
+    "cost_work_story": (
+        "同一条抖动 trace，分别用静态与连续批处理，每次只规划一次迭代。静态批处理每个 batch "
+        "决策一次：共 **{static_decisions}** "
+        "次。连续批处理每次迭代都要重新决策，共 **{decisions}** 次，其中 "
+        "**{changed}** 次（**{share}**）之前 batch "
+        "发生了变化；静态批处理变化 {static_changed} "
+        "次。在真实引擎中，每次变化都意味着重建 batch 张量和 block "
+        "table，这些工作发生在两次前向计算之间的 CPU 上。在这里规划一次迭代，连续批处理用时 "
+        "**{plan} 微秒**，静态 **{static_plan} 微秒**（本机 "
+        "Python，页面首次运行时测得；预热一次后三次运行的中位数）。"),
+    "cost_group_decisions": "调度决策",
+    "cost_group_changed": "batch 变化后的迭代",
+    "cost_work_axis": "次数（对数刻度）",
+    "cost_hidden_title": "这些图仍然没有画出的东西",
+    "cost_hidden": (
+        "- 延迟模型是线性的：真实 GPU 的迭代时间在 batch "
+        "填满算力之前几乎不变，之后才上升；真实模型页面实际测量了一个。\n- 规划时间是本模拟器的 "
+        "Python，而不是 vLLM 的；真实引擎中，batch 张量、采样和反 tokenize "
+        "每次迭代都会增加 CPU 时间。\n- 重算式抢占被建模为再做一遍 "
+        "prefill；换出到主机内存则改为花费 PCIe 时间（Trace 实验室的 swap "
+        "选项）。"),
+
+    # Capacity lab (sweeps)
+    "nav_capacity": "容量实验",
+    "sw_title": "容量实验：负载多大时 SLO 开始失守？",
+    "sw_intro": (
+        "让同一条 trace 在两到四个策略下运行，同时改变一个参数：到达速率、token "
+        "预算、序列上限、chunk 大小或 KV 块数。**Goodput**（DistServe "
+        "的定义）只统计满足全部 SLO 的请求；**拐点**是策略在满足目标比例的前提下能承受的最大负载"
+        "。"),
+    "sw_trace": "1. Trace",
+    "sw_source": "Trace 来源",
+    "sw_source_generated": "生成",
+    "sw_source_upload": "上传真实 trace",
+    "sw_source_lab": "Trace 实验室中的 trace",
+    "sw_generator": "生成器设置",
+    "sw_upload_first": "选择文件（Azure、Mooncake、BurstGPT 或原生 CSV/JSON）并点击导入。",
+    "sw_lab_bad": "Trace 实验室的表格有问题，请先在 Trace 实验室中修正：",
+    "sw_trace_summary": (
+        "{n:,} 个请求在 {span:,} 个 tick 内到达（平均每 tick {rate} "
+        "个）；平均 prompt {prompt}、平均输出 {output} 个 token。"),
+    "sw_policies": "2. 策略、预算与 SLO",
+    "sw_policies_intro": (
+        "每行一个策略（两到四个），各有自己的预算。0 表示不限（序列数、KV "
+        "块）或关闭（chunked prefill）。仅连续批处理可用的选项（chunk、overcom"
+        "mit）在静态批处理行中必须保持关闭。"),
+    "sw_col_label": "策略",
+    "sw_col_batching": "批处理",
+    "sw_col_order": "队列顺序",
+    "sw_col_budget": "预算",
+    "sw_col_max_seqs": "序列上限",
+    "sw_col_chunk": "chunk 大小",
+    "sw_col_kv_blocks": "KV 块数",
+    "sw_col_kv_admission": "KV 准入",
+    "sw_col_preempt": "抢占",
+    "sw_policy_count": "请给出 1 到 {most} 个策略（行）。",
+    "sw_policy_label": "策略第 {row} 行：请起一个与其他行不同的名字。",
+    "sw_policy_bad": "策略第 {row} 行（{label}）：{reason}",
+    "sw_target": "达标率目标",
+    "sw_target_help": "拐点是至少这一比例的请求满足全部 SLO 时的最大负载。",
+    "sw_sweep": "3. 扫描",
+    "sw_parameter": "扫描参数",
+    "sw_parameter_help": (
+        "到达速率是 trace 自身速率的倍数（2 = 同样的请求以两倍速度到达；到达时间向下取整到 "
+        "tick）。其他参数会替换每个策略自己的取值。"),
+    "sw_param_rate": "到达速率（trace 的倍数）",
+    "sw_param_token_budget": "token 预算",
+    "sw_param_max_seqs": "最大序列数",
+    "sw_param_chunk_size": "chunk 大小",
+    "sw_param_kv_blocks": "KV 块数",
+    "sw_low": "从",
+    "sw_high": "到",
+    "sw_points": "点数",
+    "sw_bad_range": "无法扫描这个范围：{reason}",
+    "sw_low_high": "“到”必须大于“从”。",
+    "sw_too_much": (
+        "这次扫描需要模拟 {work} 个请求（点数 x 策略数 x trace 长度）；网页最多 "
+        "{most} 个。请减少点数或请求数，或在命令行运行 `python -m sim "
+        "sweep`。"),
+    "sw_run": "运行扫描",
+    "sw_running": "正在模拟第 {done}/{total} 个点……",
+    "sw_press_run": "点击**运行扫描**。",
+    "sw_stale": "输入在上次扫描后已改变：点击“运行扫描”更新结果。",
+    "sw_knees": "拐点",
+    "sw_budget_fitted": "策略的 token 预算已设为 {budget}，以容纳这条 trace 中最长的 prompt。",
+    "sw_knee_rate": (
+        "- **{policy}** 在到达速率达到 trace 的 **{value} 倍**（每 "
+        "tick {rate} 个请求）之前，保持至少 {target} 的请求满足全部 SLO。"),
+    "sw_knee_capacity": "- **{policy}** 在{parameter}不小于 **{value}** 时，保持至少 {target} 的请求满足全部 SLO。",
+    "sw_knee_none_load": "- **{policy}** 即使在扫描范围内最轻的负载下也达不到 {target}。",
+    "sw_knee_none_capacity": "- **{policy}** 即使在扫描范围内的最大取值下也达不到 {target}。",
+    "sw_knee_label": "{policy} 的拐点：{value}",
+    "sw_why": "为什么有的曲线与直觉相反",
+    "sw_why_attainment": "在 {value} 处，**{ahead}** 不如 **{behind}**：满足全部 SLO 的请求为 {a}，对方为 {b}。",
+    "sw_why_throughput": "在 {value} 处，**{ahead}** 的吞吐低于 **{behind}**：每 tick {a} 个 token，对方为 {b} 个。",
+    "sw_why_starves_ahead": (
+        "在 **{policy}** 下长 prompt 被饿死：最慢的 1% 请求平均 prompt "
+        "为 {slow} 个 token（trace 平均为 {mean}）。prompt "
+        "只能整体准入，decode 请求留下的预算装不下长 prompt，更短的 prompt "
+        "便越过它先行。"),
+    "sw_why_starves_behind": (
+        "**{policy}** 的成绩是靠饿死长 prompt 换来的：它最慢的 1% 请求平均 "
+        "prompt 为 {slow} 个 token（trace 平均为 {mean}）；短 "
+        "prompt 越过它们，仍然满足 SLO。"),
+    "sw_why_idle": (
+        "**{policy}** 有 {idle} 的 token "
+        "预算在有请求排队时空闲（**{them}** 为 {other}）：排队的请求都装不进剩下的预算"
+        "。"),
+    "sw_why_order": (
+        "**{policy}** 按到达顺序服务队列，负载一旦超过其处理能力，每个请求都要等待：TTFT"
+        " p50 为 {a} 个 tick，**{them}** 为 {b} 个。"),
+    "sw_why_none": "这里每条曲线都符合直觉：没有哪个本应更好的策略表现更差。",
+    "sw_default_note": (
+        "默认场景：prompt 为 1–8 个 token，预算为每 tick 12 个 "
+        "token，最长的 prompt 也能与四个 decode 请求同批。若把预算设为种子文档的 "
+        "8，长度为 8 的 prompt 只能在没有任何 decode 的 tick "
+        "开始：连续批处理于是在长 prompt 挨饿时空着预算，拐点跌到与静态批处理相同。出现这种情况时"
+        "，图表下方会说明原因。"),
+    "sw_tpot_flat": (
+        "每个点的 TPOT 都是 {value} {unit}：在 tick 模型中，处于 "
+        "decode 的请求每 tick 产生一个 token。代价一课以毫秒度量 "
+        "TPOT，在那里它会变化。"),
+    "sw_chart_idle": "有请求排队时空闲的预算（占 token 预算的 %）",
+    "sw_target_line": "目标 {target}",
+    "sw_failed": "{n} 个点无法运行（按未满足 SLO 计）：",
+    "sw_rate_axis": "（1 = 每 tick {rate} 个请求）",
+    "sw_chart_attainment": "SLO 达标率（满足全部 SLO 的请求比例）",
+    "sw_chart_goodput": "Goodput（每 tick 满足全部 SLO 的请求数）",
+    "sw_chart_ttft": "TTFT：p50 实线，p90 虚线，p99 点线",
+    "sw_chart_tpot": "TPOT：p50 实线，p90 虚线，p99 点线",
+    "sw_chart_throughput": "吞吐（每 tick 输出 token 数）",
+    "sw_per_unit": "请求 / {unit}",
+    "sw_tokens_per_unit": "token / {unit}",
+    "sw_table": "全部数据点",
+    "sw_goodput": "goodput（请求/tick）",
+    "sw_attainment_pct": "达标率 %",
+    "sw_throughput": "token/tick",
+    "sw_ttft_col": "TTFT p{q}（{unit}）",
+    "sw_idle_pct": "空闲预算 %",
+    "sw_short_rate": "负载（倍）",
+    "sw_short_token_budget": "预算",
+    "sw_short_max_seqs": "序列上限",
+    "sw_short_chunk_size": "chunk",
+    "sw_short_kv_blocks": "KV 块数",
+    "sw_default_static": "静态",
+    "sw_default_continuous": "连续",
+    "sw_default_chunked": "连续 + 分块 prefill",
+    "sw_error": "无法运行的原因",
+    "sw_download": "下载扫描结果（CSV）",
+    "dl_prom_tick_ms": "1 tick = ? 毫秒（用于 Prometheus 导出）",
+    "dl_prom_tick_help": "Prometheus 和 vLLM 以秒计时；请给出一个 tick 的时长。",
+    "dl_prom_ms": "时间单位为毫秒；导出时换算为秒。",
+    "dl_prometheus": "{label} 的指标（Prometheus，vLLM 命名）",
+    "dl_prometheus_help": (
+        "本次运行的指标，Prometheus 文本格式，使用 vLLM "
+        "的指标名与直方图分桶（vllm:time_to_first_token_seconds "
+        "等）。Gauge 为整个运行期间的时间加权平均；README 给出逐项对照及口径差异。"),
+}
