@@ -313,13 +313,13 @@ def test_scheduler_options_open_on_demand_and_folding_keeps_them(open_page):
     expect(chunk).to_have_count(0)  # folded options are not drawn
     options = page.get_by_text("Scheduler options", exact=True)
     options.nth(1).click()  # policy B's
-    expect(chunk).to_have_count(1)
+    expect(chunk).to_have_count(1, timeout=TIMEOUT_MS)  # a rerun, which can outlast 5 s on a busy machine
     chunk.fill("2")
     chunk.press("Enter")
-    expect(page.get_by_text("Options changed: chunks of 2")).to_be_visible()
+    expect(page.get_by_text("Options changed: chunks of 2")).to_be_visible(timeout=TIMEOUT_MS)
     expect(chunk).to_have_value("2")  # still open after the edit's rerun
     options.nth(1).click()  # folded again: the option stays
-    expect(chunk).to_have_count(0)
+    expect(chunk).to_have_count(0, timeout=TIMEOUT_MS)
     expect(page.get_by_text("Options changed: chunks of 2")).to_be_visible()
     wait_idle(page)
     shared = decode(parse_qs(urlparse(page.url).query)["s"][0])
