@@ -5,7 +5,7 @@ import streamlit as st
 
 from sim.config import SLO
 from sim.sweep import MAX_POINTS, SweepError, knees, parse_values, sweep_csv
-from sim.trace import TraceError, validate, write_csv
+from sim.trace import TraceError, write_csv
 from ui import capacity, lab_state
 from ui.boot import through_app
 from ui.charts import sweep_chart
@@ -39,9 +39,8 @@ elif source == "upload":
     if trace is None:
         st.info(t("sw_upload_first"))
 else:
-    table = state[lab_state.CURRENT]
     try:
-        trace = validate(table.to_dict("records"), list(table.columns))
+        trace = lab_state.current_trace()
     except TraceError as error:
         st.error(t("sw_lab_bad"))
         st.dataframe(problem_table(error.problems), hide_index=True, key="sw_lab_problems")

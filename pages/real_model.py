@@ -1,16 +1,25 @@
 """Real model: a tiny transformer with a paged KV cache, served by the same schedulers, measured."""
 import streamlit as st
-import torch
 
-from sim.config import Config, ConfigError, Policy
+from sim.config import ConfigError, Policy
 from sim.metrics import compute
-from sim.trace import TraceError, validate
+from sim.trace import TraceError
 from ui import lab_results, lab_state, presenter
 from ui.boot import through_app
 from ui.i18n import t
 from ui.policy_form import policy_form
 from ui.problems import problem_table
-from ui.real_model import MAX_REQUESTS, model_card, prediction_table, prepare, presets, run_both, shared_model
+from ui.real_model import (
+    MAX_REQUESTS,
+    default_device,
+    model_card,
+    prediction_table,
+    prepare,
+    presets,
+    run_both,
+    run_config,
+    shared_model,
+)
 from ui.text import md_escape
 
 through_app()
@@ -20,7 +29,7 @@ st.session_state.setdefault("rm_policy_b", Policy())
 
 st.title(t("rm_title"))
 card = model_card()
-device = "cuda" if torch.cuda.is_available() else "cpu"
+device = default_device()
 st.markdown(t("rm_intro", params=card.get("parameters", 0), loss=card.get("validation_loss", "?")))
 c1, settings = st.columns([1, 2])
 c1.metric(t("rm_device"), device.upper(), help=t("rm_device_help"))
@@ -42,9 +51,7 @@ with presenter.options(t("presenter_options")):
                       key="rm_source", format_func=lambda k: t(f"rm_source_{k}"))
     seed = st.number_input(t("rm_prompt_seed"), 0, 10**6, 0, key="rm_prompt_seed", help=t("rm_prompt_seed_help"))
 try:
-    raw = (validate(st.session_state[lab_state.CURRENT].to_dict("records"),
-                    list(st.session_state[lab_state.CURRENT].columns))
-           if source == "lab" else presets()[source])
+    raw = lab_state.current_trace() if source == "lab" else presets()[source]
     if len(raw) > MAX_REQUESTS:
         st.error(t("rm_too_many", n=len(raw), limit=MAX_REQUESTS))
         st.stop()
@@ -78,7 +85,7 @@ go.button(t("rm_run"), type="primary", key="rm_run", on_click=st.session_state._
 if st.session_state.pop("rm_run_asked", False):
     stop.button(t("rm_stop"), key="rm_stop", help=t("rm_stop_help"))  # any click reruns the page: the run stops
     try:
-        config = Config(int(budget), int(max_seqs) or None, first)
+        config = run_config(budget, max_seqs, first)
         results = run_both(model, trace, prompts, config, policies, arrival_unit)
         st.session_state["rm_results"] = (results, config, policies)
     except (TraceError, ConfigError) as error:

@@ -4,14 +4,14 @@ from functools import partial
 import streamlit as st
 
 from sim.config import ConfigError
-from sim.trace import TraceError, check_budget, csv_table, validate, write_csv, write_json
+from sim.trace import TraceError, csv_table, write_csv, write_json
 from ui import lab_results, lab_state, presenter
 from ui.boot import through_app
 from ui.i18n import t
 from ui.policy_form import hardware_form, policy_form
 from ui.problems import problem_table
 from ui.runs import run
-from ui.scenario import QUERY_KEY, Scenario, ScenarioError, decode, encode
+from ui.scenario import QUERY_KEY, Scenario, ScenarioError, encode
 from ui.text import md_escape
 from ui.trace_sources import MAX_REQUESTS, generator_tab, presets_tab, show_source_error, upload_tab
 
@@ -20,20 +20,11 @@ AUTO_RUN = 300  # up to this many requests every change re-runs at once; beyond,
 through_app()
 lab_state.init()
 
-# A share link restores its scenario once; a bad one says why and leaves the scenario as it was.
-link = st.query_params.get(QUERY_KEY)
-if link and link != st.session_state.get("lab_link"):
-    st.session_state["lab_link"] = link
-    try:
-        shared = decode(link)
-        lab_state.set_trace(shared.trace)
-        lab_state.set_config(shared.config, shared.policy_a, shared.policy_b)
-        st.toast(t("link_loaded"), icon="🔗")
-    except ScenarioError as error:
-        st.session_state["lab_link_error"] = error.code
-if st.session_state.get("lab_link_error"):
-    st.error(t("link_bad", reason=t(f"link_err_{st.session_state['lab_link_error']}")), icon="🔗")
-    st.button(t("link_dismiss"), key="link_dismiss", on_click=st.session_state.pop, args=("lab_link_error",))
+if lab_state.open_link(st.query_params.get(QUERY_KEY)):
+    st.toast(t("link_loaded"), icon="🔗")
+if st.session_state.get(lab_state.LINK_ERROR):
+    st.error(t("link_bad", reason=t(f"link_err_{st.session_state[lab_state.LINK_ERROR]}")), icon="🔗")
+    st.button(t("link_dismiss"), key="link_dismiss", on_click=st.session_state.pop, args=(lab_state.LINK_ERROR,))
 
 st.title(t("lab_title"))
 st.markdown(t("lab_intro"))
@@ -64,7 +55,7 @@ if len(edited) > MAX_REQUESTS:
     st.error(t("lab_too_many", n=len(edited), limit=MAX_REQUESTS))
 else:
     try:
-        trace = validate(edited.to_dict("records"), list(edited.columns))
+        trace = lab_state.current_trace(edited)
     except TraceError as error:
         problems = error.problems
 if problems:
@@ -108,21 +99,18 @@ try:
     config = lab_state.config()
 except ConfigError as error:
     st.error(t("cfg_bad", field=error.field, reason=md_escape(error)))
-if trace is not None and config is not None and any(p.chunk_size is None for p in lab_state.policies()):
-    try:  # without chunked prefill, a prompt over the budget could never be admitted
-        check_budget(trace, config.token_budget)
-    except TraceError as error:
-        st.error(t("lab_over_budget"))
-        st.dataframe(problem_table(error.problems), hide_index=True, key="lab_over_budget")
-        trace = None
+over_budget = (lab_state.prompts_over_budget(trace, config, lab_state.policies())
+               if trace is not None and config is not None else ())
+if over_budget:
+    st.error(t("lab_over_budget"))
+    st.dataframe(problem_table(over_budget), hide_index=True, key="lab_over_budget")
+    trace = None
 
 st.header(t("lab_results"), divider="gray")
 scenario = Scenario(trace, config, *lab_state.policies()) if trace is not None and config is not None else None
 st.button(t("lab_run"), type="primary", key="lab_run", disabled=scenario is None,
           on_click=st.session_state.__setitem__, args=("lab_run_asked", True))
-if scenario is not None and (len(trace) <= AUTO_RUN or st.session_state.pop("lab_run_asked", False)):
-    st.session_state["lab_ran"] = scenario
-shown = st.session_state.get("lab_ran")
+shown = lab_state.shown_run(scenario, st.session_state.pop("lab_run_asked", False), AUTO_RUN)
 if shown is None:
     st.info(t("lab_press_run") if scenario is not None else t("lab_fix_first"))
 else:
@@ -139,7 +127,7 @@ if scenario is not None:
     except ScenarioError:
         st.caption(t("link_too_large"))
     else:
-        st.query_params[QUERY_KEY] = st.session_state["lab_link"] = code
+        st.query_params[QUERY_KEY] = st.session_state[lab_state.LINK] = code
         # Drawn only while open: the code block's highlighter is a large script every fresh browser would
         # otherwise load on the lab's first view, even with the link folded away.
         share = st.expander(t("link_title"), key="lab_share", on_change="rerun")

@@ -417,3 +417,13 @@ def test_a_run_in_milliseconds_labels_rates_and_sentences_in_ms():
     assert "throughput (tokens/ms)" in overall.index and "requests/ms" in overall.index
     assert not any("tick" in label for label in overall.index)
     assert any("Median TTFT moves from" in m.value and " ms with" in m.value for m in at.markdown)
+
+
+def test_prompts_over_the_budget_matter_only_to_a_policy_without_chunked_prefill():
+    from sim.trace import SEED_CSV, read_csv
+    from ui import lab_state
+    trace, config = read_csv(SEED_CSV), Config(3)  # A's prompt of 4 and nothing else is over 3
+    chunked = Policy("continuous", chunk_size=2)
+    assert lab_state.prompts_over_budget(trace, config, (chunked, chunked)) == ()
+    problems = lab_state.prompts_over_budget(trace, config, (Policy("static"), chunked))
+    assert [(p.name, p.column) for p in problems] == [("A", "prompt")]

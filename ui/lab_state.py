@@ -6,7 +6,9 @@ import pandas as pd
 import streamlit as st
 
 from sim.config import SLO, Config, CostModel, Policy
-from sim.trace import REQUIRED, SEED_CSV, TEXT_COLUMNS, Trace, read_csv
+from sim.trace import REQUIRED, SEED_CSV, TEXT_COLUMNS, Trace, TraceError, check_budget, read_csv, validate
+
+from .scenario import ScenarioError, decode
 
 BASE = "lab_trace"  # the table the editor starts from
 CURRENT = "lab_current"  # the table as edited: what runs
@@ -45,6 +47,12 @@ def init() -> None:
     elif EDITOR not in st.session_state:
         # The editor's state is dropped when its page is left: start again from what it had become.
         st.session_state[BASE] = st.session_state[CURRENT]
+
+
+def current_trace(table: pd.DataFrame | None = None) -> Trace:
+    """The lab's table as edited (or `table`), validated: raises TraceError naming every bad row."""
+    table = st.session_state[CURRENT] if table is None else table
+    return validate(table.to_dict("records"), list(table.columns))
 
 
 def set_trace(trace: Trace) -> None:
@@ -116,3 +124,43 @@ def policy_widget_values(policy: Policy) -> dict[str, object]:
             "kv_admission": policy.kv_admission, "preempt": policy.preempt, "victim": policy.victim,
             "graph_buckets": ", ".join(map(str, policy.graph_buckets)), "spec_tokens": policy.spec_tokens,
             "spec_accept": float(policy.spec_accept), "seed": policy.seed}
+
+
+LINK = "lab_link"  # the share link last restored (or written), so that a rerun does not restore it again
+LINK_ERROR = "lab_link_error"  # why the last link could not be opened (a ScenarioError code)
+RAN = "lab_ran"  # the scenario whose results are shown
+
+
+def open_link(link: str | None) -> bool:
+    """A share link restores its scenario once (True when it just did); a bad one leaves the scenario as it
+    was and keeps why, under LINK_ERROR."""
+    if not link or link == st.session_state.get(LINK):
+        return False
+    st.session_state[LINK] = link
+    try:
+        shared = decode(link)
+    except ScenarioError as error:
+        st.session_state[LINK_ERROR] = error.code
+        return False
+    load(shared.trace, shared.config, shared.policy_a, shared.policy_b)
+    return True
+
+
+def prompts_over_budget(trace: Trace, config: Config, chosen: tuple[Policy, Policy]) -> tuple:
+    """The problems of prompts larger than the token budget, when a policy has no chunked prefill to admit
+    them piece by piece (the rule sim.trace.check_budget holds the scheduler to); empty if none."""
+    if all(p.chunk_size is not None for p in chosen):
+        return ()
+    try:
+        check_budget(trace, config.token_budget)
+    except TraceError as error:
+        return error.problems
+    return ()
+
+
+def shown_run(scenario, asked: bool, auto_run: int):
+    """The scenario whose results the page shows: the current one when it is small enough to run at every
+    change or its run was asked for, else the last one run (the page says it is stale), else None."""
+    if scenario is not None and (len(scenario.trace) <= auto_run or asked):
+        st.session_state[RAN] = scenario
+    return st.session_state.get(RAN)

@@ -30,6 +30,17 @@ REDRAW = 0.25  # seconds between two redraws of a run's progress and text: as fa
 MAX_REQUESTS = 64  # a run holds the one shared model: at most this many requests (the CLI takes any number)
 
 
+def default_device() -> str:
+    """The device the model runs on: the GPU when there is one."""
+    import torch  # already imported by gpu_demo; here so the page itself never touches torch
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def run_config(budget: float, max_seqs: float, first_token: str) -> Config:
+    """The budgets of the page's form as a Config (0 sequences: no limit); raises ConfigError naming a field."""
+    return Config(int(budget), int(max_seqs) or None, first_token)
+
+
 @st.cache_resource(show_spinner=False)
 def shared_model(device: str, dtype: str) -> GPT:
     """One model per server (and device, dtype), shared by every session."""
