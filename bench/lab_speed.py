@@ -54,7 +54,7 @@ def server_rerun() -> None:
     times = []
     for i in range(args.warmup + args.runs):
         budget = 8 + i  # every prompt is at most 8 tokens, so every budget fits; a new one each rerun
-        at.number_input(key="w_lab_budget").set_value(budget)
+        at.number_input(key="w_lab_token_budget").set_value(budget)
         at.button(key="lab_run").click()
         start = time.perf_counter()
         at.run()

@@ -74,25 +74,18 @@ else:  # what was typed, problems and all, so nothing is lost
 d3.caption(t("lab_count", n=len(edited)))
 
 st.header(t("lab_budgets"), divider="gray")
-persisted = lab_state.persisted
+settings, setting = lab_state.settings(), lab_state.setting
 with presenter.options(t("presenter_options")):
-    b1, b2, b3 = st.columns(3)
-    persisted(b1.number_input, t("cfg_budget"), "lab_budget", min_value=1, max_value=10**7, step=1,
-              help=t("cfg_budget_help"))
-    persisted(b2.number_input, t("cfg_max_seqs"), "lab_max_seqs", min_value=0, max_value=10**6, step=1,
-              help=t("cfg_max_seqs_help"))
-    persisted(b3.radio, t("cfg_first_token"), "lab_first_token", options=("decode", "prefill"),
-              format_func=lambda k: t(f"first_{k}"), help=t("cfg_first_token_help"), horizontal=True)
-    unit = t("unit_tick" if st.session_state["lab_cost_kind"] == "ticks" else "unit_ms")
-    for column, name in zip(st.columns(3), ("ttft", "tpot", "e2e")):
-        persisted(column.number_input, t(f"cfg_slo_{name}", unit=unit), f"lab_slo_{name}", min_value=0.0,
-                  max_value=1e9, step=1.0, help=t("cfg_slo_help"))
-    with st.expander(t("cfg_hardware"), expanded=bool(st.session_state["lab_kv_blocks"])
-                     or st.session_state["lab_cost_kind"] != "ticks"):
+    for column, name in zip(st.columns(3), ("token_budget", "max_seqs", "first_token")):
+        setting(column, name)
+    unit = t("unit_tick" if settings.cost_kind == "ticks" else "unit_ms")
+    for column, name in zip(st.columns(3), ("slo_ttft", "slo_tpot", "slo_e2e")):
+        setting(column, name, unit=unit)
+    with st.expander(t("cfg_hardware"), expanded=bool(settings.kv_blocks) or settings.cost_kind != "ticks"):
         hardware_form()
     for column, side in zip(st.columns(2), "ab"):
         with column:
-            policy_form(lab_state.POLICY_KEYS[side], f"cfg_policy_{side}")
+            policy_form(f"lab_policy_{side}", f"cfg_policy_{side}")
 
 config = None
 try:

@@ -113,7 +113,7 @@ def test_worked_example_opens_the_lab_with_its_trace():
     at.button(key="ex_open").click().run()  # sets the lab's scenario, then switches page (AppTest stays put)
     at.switch_page("pages/trace_lab.py").run()
     assert list(at.session_state["lab_current"]["name"]) == ["A", "B", "C"]
-    assert at.number_input(key="w_lab_budget").value == 8
+    assert at.number_input(key="w_lab_token_budget").value == 8
 
 
 def lab_overall(at: AppTest):
@@ -173,7 +173,7 @@ def test_lab_typed_values_are_kept_as_typed_and_validated_like_an_upload():
 
 def test_lab_prompt_over_budget_is_named():
     at = open_page("pages/trace_lab.py")
-    at.number_input(key="w_lab_budget").set_value(3).run()
+    at.number_input(key="w_lab_token_budget").set_value(3).run()
     assert not at.exception
     assert any("larger than the token budget" in e.value for e in at.error)
     problems = next(d.value for d in at.dataframe if "problem" in d.value.columns)
@@ -185,18 +185,18 @@ def test_a_run_that_cannot_start_keeps_the_edits_budgets_and_a_way_out():
     at.session_state["trace"] = {"edited_rows": {2: {"output": 10}}, "added_rows": [], "deleted_rows": []}
     at.run()
     link = at.query_params["s"]
-    at.number_input(key="w_lab_budget").set_value(3).run()  # A's prompt of 4 can never be admitted
+    at.number_input(key="w_lab_token_budget").set_value(3).run()  # A's prompt of 4 can never be admitted
     assert at.button(key="lab_run").disabled
     for page in ("pages/capacity_lab.py", "pages/home.py", "pages/trace_lab.py"):
         at.switch_page(page).run()
         assert not at.exception
-    assert at.number_input(key="w_lab_budget").value == 3
+    assert at.number_input(key="w_lab_token_budget").value == 3
     assert list(at.session_state["lab_current"]["output"]) == [5, 2, 10]
     assert any("larger than the token budget" in e.value for e in at.error)
     # the trace still downloads, and the address bar keeps the last scenario that ran
     assert any(b.label == "Download trace (CSV)" for b in at.get("download_button"))
     assert at.query_params["s"] == link
-    at.number_input(key="w_lab_budget").set_value(8).run()  # back to the budget the edit ran with
+    at.number_input(key="w_lab_token_budget").set_value(8).run()  # back to the budget the edit ran with
     assert list(lab_overall(at).loc["makespan (tick)"].iloc[:2]) == [17, 14]
 
 
@@ -213,23 +213,23 @@ def test_share_link_restores_the_scenario():
     at.run()
     assert not at.exception
     assert list(at.session_state["lab_current"]["name"]) == ["x", "y", "z", "w"]
-    assert at.number_input(key="w_lab_budget").value == 10
+    assert at.number_input(key="w_lab_token_budget").value == 10
     assert at.number_input(key="w_lab_max_seqs").value == 2
-    assert at.session_state["lab_policy_a"] == Policy(batching="continuous")
+    assert at.session_state["lab_settings"].policy_a == Policy(batching="continuous")
 
 
 def test_folded_scheduler_options_keep_the_policy_and_static_drops_continuous_only_ones():
     at = open_page("pages/trace_lab.py")
-    at.session_state["lab_policy_b"] = Policy(chunk_size=3, order="sjf", graph_buckets=(1, 2, 4))
+    at.session_state["lab_settings"].policy_b = Policy(chunk_size=3, order="sjf", graph_buckets=(1, 2, 4))
     at.run()
     assert not at.exception
     # folded, the options are not drawn, and the policy keeps them
     assert not [w for w in at.number_input if w.key == "w_lab_policy_b_chunk_size"]
-    assert at.session_state["lab_policy_b"] == Policy(chunk_size=3, order="sjf", graph_buckets=(1, 2, 4))
+    assert at.session_state["lab_settings"].policy_b == Policy(chunk_size=3, order="sjf", graph_buckets=(1, 2, 4))
     assert "Options changed: order sjf, chunks of 3, graphs 1,2,4" in [c.value for c in at.caption]
     # static batching has no chunked prefill: switching B to it drops the chunk, keeps the rest
     at.selectbox(key="w_lab_policy_b_batching").set_value("static").run()
-    assert at.session_state["lab_policy_b"] == Policy(batching="static", order="sjf", graph_buckets=(1, 2, 4))
+    assert at.session_state["lab_settings"].policy_b == Policy(batching="static", order="sjf", graph_buckets=(1, 2, 4))
 
 
 @pytest.mark.parametrize("link", ["garbage!!", "eJzLSM3JyVcozy_KSQEAGgQEXQ", "A" * 20000])
@@ -427,3 +427,20 @@ def test_prompts_over_the_budget_matter_only_to_a_policy_without_chunked_prefill
     assert lab_state.prompts_over_budget(trace, config, (chunked, chunked)) == ()
     problems = lab_state.prompts_over_budget(trace, config, (Policy("static"), chunked))
     assert [(p.name, p.column) for p in problems] == [("A", "prompt")]
+
+
+def test_the_lab_settings_are_configs_fields_and_round_trip():
+    from dataclasses import fields
+
+    from sim.config import SLO, ConfigError, CostModel
+    from ui.lab_state import LabSettings, flat
+    names = [f.name for f in fields(LabSettings)]
+    assert names == [*flat(Config()), "policy_a", "policy_b"]  # one field a Config field, nested ones flattened
+    assert LabSettings() == LabSettings.of(Config(), Policy(batching="static"), Policy())
+    config = Config(16, 4, "prefill", SLO(ttft=5.0, e2e=40.0), kv_blocks=32, block_size=8, swap_cost=3,
+                    cost=CostModel("linear", c0=2.0, c_prefill=0.25, c_decode=0.5, c_attn=0.01))
+    assert LabSettings.of(config, Policy(), Policy()).config() == config
+    typed = LabSettings(token_budget=2.5)
+    with pytest.raises(ConfigError) as error:
+        typed.config()
+    assert error.value.field == "token_budget" and typed.token_budget == 2.5  # kept as typed

@@ -186,7 +186,7 @@ def test_page_opens_with_a_chart_and_no_exception(open_page, path, locale):
     page = open_page(path, locale)
     english, chinese = PAGES[path]
     expect(title(page)).to_have_text(chinese if locale.startswith("zh") else english)
-    expect(page.locator('[data-testid="stPlotlyChart"] .main-svg').first).to_be_visible()
+    expect(page.locator('[data-testid="stPlotlyChart"] .main-svg').first).to_be_visible(timeout=TIMEOUT_MS)
     no_exception(page)
 
 

@@ -94,7 +94,7 @@ def test_the_labs_options_fold_into_expanders_and_the_run_button_stays_out(lang)
     at = open_page("pages/trace_lab.py", lang)
     trace, budgets = options_of(at, lang)
     assert len(trace.tabs) == 3 and [d.key for d in trace.dataframe] == ["trace"]  # the sources and the editor
-    assert [n.key for n in budgets.number_input][:2] == ["w_lab_budget", "w_lab_max_seqs"]
+    assert [n.key for n in budgets.number_input][:2] == ["w_lab_token_budget", "w_lab_max_seqs"]
     assert len([s for s in budgets.selectbox if s.key.endswith("_batching")]) == 2  # policies A and B
     assert not any(b.key == "lab_run" for e in options_of(at, lang) for b in e.button)
     assert at.button(key="lab_run")  # the Run button and the results stay in view
@@ -182,7 +182,7 @@ def test_the_switch_makes_text_grids_and_legends_projector_sized(chromium):
         settled(page)
         folded = page.get_by_test_id("stMain").locator("summary").get_by_text("Options", exact=True)
         expect(folded).to_have_count(2, timeout=TIMEOUT_MS)
-        expect(page.locator(".st-key-w_lab_budget")).to_be_hidden(timeout=TIMEOUT_MS)  # folded away
+        expect(page.locator(".st-key-w_lab_token_budget")).to_be_hidden(timeout=TIMEOUT_MS)  # folded away
         for selector in ("[data-testid=stMarkdownContainer] p", "[data-testid=stCaptionContainer]",
                          "[data-testid=stWidgetLabel] p", "[data-testid=stMetricValue]"):
             sizes = page.evaluate(FONT_PX, selector)

@@ -2,25 +2,116 @@
 uploads, the worked example and share links."""
 from __future__ import annotations
 
+from dataclasses import dataclass, field, fields
+
 import pandas as pd
 import streamlit as st
 
-from sim.config import SLO, Config, CostModel, Policy
+from sim.config import COST_MODELS, FIRST_TOKEN_MODES, SLO, Config, CostModel, Policy
 from sim.trace import REQUIRED, SEED_CSV, TEXT_COLUMNS, Trace, TraceError, check_budget, read_csv, validate
 
+from .i18n import t
 from .scenario import ScenarioError, decode
 
 BASE = "lab_trace"  # the table the editor starts from
 CURRENT = "lab_current"  # the table as edited: what runs
 EDITOR = "trace"  # the data editor's widget key (its state holds the edits since BASE was set)
 WIDGET = "w_"  # widgets show a setting under WIDGET + its key and copy their value back
-POLICY_KEYS = {"a": "lab_policy_a", "b": "lab_policy_b"}
-_COST = CostModel()
-SETTINGS = {"lab_budget": 8, "lab_max_seqs": 0, "lab_first_token": "decode", "lab_slo_ttft": 0.0,
-            "lab_slo_tpot": 0.0, "lab_slo_e2e": 0.0, "lab_kv_blocks": 0, "lab_block_size": 4, "lab_swap_cost": 2,
-            "lab_cost_kind": "ticks", "lab_c0": _COST.c0, "lab_c_prefill": _COST.c_prefill,
-            "lab_c_decode": _COST.c_decode, "lab_c_attn": _COST.c_attn,
-            "lab_policy_a": Policy(batching="static"), "lab_policy_b": Policy()}
+SETTINGS_KEY = "lab_settings"  # the lab's LabSettings: budgets, cache, cost model and both policies
+
+
+@dataclass(slots=True)
+class LabSettings:
+    """The lab's settings as its forms hold them: a Config's fields flattened (slo_ttft for config.slo.ttft,
+    cost_kind and c0..c_attn for config.cost; 0 for "none"), kept as typed until config() checks them, and
+    the policies A and B. The field list is Config's own (a test holds it to `flat(Config())`)."""
+    token_budget: int = 8
+    max_seqs: int = 0
+    first_token: str = "decode"
+    slo_ttft: float = 0.0
+    slo_tpot: float = 0.0
+    slo_e2e: float = 0.0
+    kv_blocks: int = 0
+    block_size: int = 4
+    swap_cost: int = 2
+    cost_kind: str = "ticks"
+    c0: float = 8.0
+    c_prefill: float = 0.1
+    c_decode: float = 0.5
+    c_attn: float = 0.002
+    policy_a: Policy = field(default_factory=lambda: Policy(batching="static"))
+    policy_b: Policy = field(default_factory=Policy)
+
+    @classmethod
+    def of(cls, config: Config, policy_a: Policy, policy_b: Policy) -> LabSettings:
+        return cls(**flat(config), policy_a=policy_a, policy_b=policy_b)
+
+    def config(self) -> Config:
+        """The Config of these settings (raises ConfigError naming a bad field)."""
+        slo = SLO(**{f.name: getattr(self, f"slo_{f.name}") or None for f in fields(SLO)})
+        cost = CostModel(**{f.name: self.cost_kind if f.name == "kind" else float(getattr(self, f.name))
+                            for f in fields(CostModel)})
+        plain = {}
+        for f in fields(Config):
+            if f.name not in ("slo", "cost"):
+                value = getattr(self, f.name)
+                if isinstance(value, float) and value.is_integer():
+                    value = int(value)
+                plain[f.name] = None if f.default is None and not value else value  # 0: no limit
+        return Config(**plain, slo=slo, cost=cost)
+
+
+def flat(config: Config) -> dict[str, object]:
+    """A Config's fields as the forms show them: nested ones by name (slo_ttft, cost_kind, c0), None as 0."""
+    out: dict[str, object] = {}
+    for f in fields(Config):
+        value = getattr(config, f.name)
+        if isinstance(value, SLO):
+            out |= {f"slo_{g.name}": getattr(value, g.name) or 0.0 for g in fields(SLO)}
+        elif isinstance(value, CostModel):
+            out |= {"cost_kind" if g.name == "kind" else g.name: getattr(value, g.name) for g in fields(CostModel)}
+        else:
+            out[f.name] = 0 if value is None else value
+    return out
+
+
+# What each setting's widget is: a choice of these options (a radio), else a number input whose step and kind
+# follow the field's type (whole numbers or decimals), from its lowest value.
+CHOICES = {"first_token": FIRST_TOKEN_MODES, "cost_kind": COST_MODELS}
+LOWEST = {"token_budget": 1, "block_size": 1}
+LABELS = {"token_budget": "cfg_budget", "cost_kind": "cfg_cost"}  # else cfg_<name>
+HELP = {"slo_ttft": "cfg_slo_help", "slo_tpot": "cfg_slo_help", "slo_e2e": "cfg_slo_help"}  # else <label>_help
+CHOICE_TEXT = {"first_token": "first_{}", "cost_kind": "cost_{}"}
+
+
+def settings() -> LabSettings:
+    return st.session_state[SETTINGS_KEY]
+
+
+def setting(container, name: str, **label_fields) -> object:
+    """The widget of setting `name`, made from its field, in `container`; its value goes back into the
+    settings, so it survives page switches. A widget whose state was set (a scenario was loaded) shows that;
+    one created afresh starts from the setting."""
+    current = getattr(settings(), name)
+    label = LABELS.get(name, f"cfg_{name}")
+    kwargs = {"key": f"{WIDGET}lab_{name}", "help": t(HELP.get(name, f"{label}_help"))}
+    fresh = kwargs["key"] not in st.session_state
+    if name in CHOICES:
+        options = CHOICES[name]
+        if fresh:
+            kwargs["index"] = options.index(current) if current in options else 0
+        value = container.radio(t(label, **label_fields), options, horizontal=True,
+                                format_func=lambda k: t(CHOICE_TEXT[name].format(k)), **kwargs)
+    else:
+        whole = isinstance(LabSettings.__dataclass_fields__[name].default, int)
+        kwargs |= ({"min_value": LOWEST.get(name, 0), "max_value": 10**7, "step": 1} if whole else
+                   {"min_value": 0.0, "max_value": 1e9, "step": 1.0} if name.startswith("slo_") else
+                   {"min_value": 0.0, "max_value": 1e6, "step": 0.01, "format": "%.4f"})  # cost coefficients
+        if fresh:
+            kwargs["value"] = current
+        value = container.number_input(t(label, **label_fields), **kwargs)
+    setattr(settings(), name, value)
+    return value
 
 
 def frame(trace: Trace) -> pd.DataFrame:
@@ -40,8 +131,7 @@ def typed(table: pd.DataFrame) -> list[list[object]]:
 
 def init() -> None:
     """Defaults for a new session; a returning page finds the edited table, not the widget's lost edits."""
-    for key, value in SETTINGS.items():
-        st.session_state.setdefault(key, value)
+    st.session_state.setdefault(SETTINGS_KEY, LabSettings())
     if BASE not in st.session_state:
         set_trace(read_csv(SEED_CSV))
     elif EDITOR not in st.session_state:
@@ -64,20 +154,12 @@ def set_trace(trace: Trace) -> None:
 
 def set_config(config: Config, policy_a: Policy, policy_b: Policy) -> None:
     """Put a scenario's budgets and policies in the forms (their widgets then show the new values)."""
-    cost, slo = config.cost, config.slo
-    values = {"lab_budget": config.token_budget, "lab_max_seqs": config.max_seqs or 0,
-              "lab_first_token": config.first_token, "lab_slo_ttft": slo.ttft or 0.0, "lab_slo_tpot": slo.tpot or 0.0,
-              "lab_slo_e2e": slo.e2e or 0.0, "lab_kv_blocks": config.kv_blocks or 0,
-              "lab_block_size": config.block_size, "lab_swap_cost": config.swap_cost, "lab_cost_kind": cost.kind,
-              "lab_c0": cost.c0, "lab_c_prefill": cost.c_prefill, "lab_c_decode": cost.c_decode,
-              "lab_c_attn": cost.c_attn, "lab_policy_a": policy_a, "lab_policy_b": policy_b}
-    for key, value in values.items():
-        st.session_state[key] = value
-        if key not in POLICY_KEYS.values():
-            st.session_state[WIDGET + key] = value  # the widget shows it (Streamlit sends it to the page)
-    for key in POLICY_KEYS.values():
-        for name, value in policy_widget_values(values[key]).items():
-            st.session_state[f"{WIDGET}{key}_{name}"] = value
+    loaded = st.session_state[SETTINGS_KEY] = LabSettings.of(config, policy_a, policy_b)
+    for name, value in flat(config).items():
+        st.session_state[f"{WIDGET}lab_{name}"] = value  # the widget shows it (Streamlit sends it to the page)
+    for side in "ab":
+        for name, value in policy_widget_values(getattr(loaded, f"policy_{side}")).items():
+            st.session_state[f"{WIDGET}lab_policy_{side}_{name}"] = value
 
 
 def load(trace: Trace, config: Config, policy_a: Policy, policy_b: Policy) -> None:
@@ -88,16 +170,26 @@ def load(trace: Trace, config: Config, policy_a: Policy, policy_b: Policy) -> No
 
 def config() -> Config:
     """The budgets, cache and cost model in the form (raises ConfigError naming a bad field)."""
-    s = st.session_state
-    slo = SLO(s["lab_slo_ttft"] or None, s["lab_slo_tpot"] or None, s["lab_slo_e2e"] or None)
-    cost = CostModel(s["lab_cost_kind"], float(s["lab_c0"]), float(s["lab_c_prefill"]), float(s["lab_c_decode"]),
-                     float(s["lab_c_attn"]))
-    return Config(int(s["lab_budget"]), int(s["lab_max_seqs"]) or None, s["lab_first_token"], slo,
-                  int(s["lab_kv_blocks"]) or None, int(s["lab_block_size"]), int(s["lab_swap_cost"]), cost)
+    return settings().config()
 
 
 def policies() -> tuple[Policy, Policy]:
-    return st.session_state["lab_policy_a"], st.session_state["lab_policy_b"]
+    return settings().policy_a, settings().policy_b
+
+
+LAB_POLICIES = {"lab_policy_a": "policy_a", "lab_policy_b": "policy_b"}  # a policy form's key -> its setting
+
+
+def policy_at(key: str) -> Policy:
+    """The policy a policy form edits: the lab's A or B, or another page's policy under its session key."""
+    return getattr(settings(), LAB_POLICIES[key]) if key in LAB_POLICIES else st.session_state[key]
+
+
+def set_policy_at(key: str, policy: Policy) -> None:
+    if key in LAB_POLICIES:
+        setattr(settings(), LAB_POLICIES[key], policy)
+    else:
+        st.session_state[key] = policy
 
 
 def persisted(widget, label: str, key: str, **kwargs):

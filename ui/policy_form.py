@@ -43,7 +43,7 @@ def _text_list(text: str, what: str) -> tuple:
 def policy_form(key: str, label: str, simulated_only: bool = True) -> None:
     """The policy kept in session key `key`: its batching and, in an expander, a real scheduler's options.
     `simulated_only=False` hides what only the simulator models (speculation, swapping)."""
-    policy: Policy = st.session_state[key]
+    policy = lab_state.policy_at(key)
     shown = lab_state.policy_widget_values(policy)
     prefix = f"{lab_state.WIDGET}{key}_"
 
@@ -71,7 +71,7 @@ def policy_form(key: str, label: str, simulated_only: bool = True) -> None:
     if not options.open:
         if static:
             values.update(STATIC_RESET)
-        st.session_state[key] = replace(policy, **values)
+        lab_state.set_policy_at(key, replace(policy, **values))
         _say_changes(key)
         return
     with options:
@@ -118,42 +118,36 @@ def policy_form(key: str, label: str, simulated_only: bool = True) -> None:
             else:
                 values["tenant_quotas"] = _text_list(quotas, "tenant_quotas")
             values["graph_buckets"] = _text_list(buckets, "buckets")
-            st.session_state[key] = replace(policy, **values)
+            lab_state.set_policy_at(key, replace(policy, **values))
         except ConfigError as error:
             st.error(t("cfg_bad", field=error.field, reason=md_escape(error)))
     _say_changes(key)
 
 
 def _say_changes(key: str) -> None:
-    """Under the folded options, which of them the policy in session key `key` has changed."""
-    if summary := option_summary(st.session_state[key]):
+    """Under the folded options, which of them the policy of form `key` has changed."""
+    if summary := option_summary(lab_state.policy_at(key)):
         st.caption(t("opt_changed", summary=summary))
 
 
 def hardware_form() -> None:
     """The KV cache and the cost model, shared by A and B: the same hardware for a fair comparison."""
-    persisted = lab_state.persisted
-    k1, k2, k3 = st.columns(3)
-    persisted(k1.number_input, t("cfg_kv_blocks"), "lab_kv_blocks", min_value=0, max_value=10**7, step=1,
-              help=t("cfg_kv_blocks_help"))
-    persisted(k2.number_input, t("cfg_block_size"), "lab_block_size", min_value=1, max_value=4096, step=1,
-              help=t("cfg_block_size_help"))
-    persisted(k3.number_input, t("cfg_swap_cost"), "lab_swap_cost", min_value=0, max_value=10**6, step=1,
-              help=t("cfg_swap_cost_help"))
+    setting = lab_state.setting
+    for column, name in zip(st.columns(3), ("kv_blocks", "block_size", "swap_cost")):
+        setting(column, name)
     c1, c2 = st.columns([1, 2])
-    kind = persisted(c1.radio, t("cfg_cost"), "lab_cost_kind", options=("ticks", "linear"),
-                     format_func=lambda k: t(f"cost_{k}"), help=t("cfg_cost_help"))
+    kind = setting(c1, "cost_kind")
     if kind == "linear":
+        coefficients = ("c0", "c_prefill", "c_decode", "c_attn")
         with c2:
             preset = st.selectbox(t("cfg_cost_preset"), ["", *COST_PRESETS], key="cost_preset",
                                   format_func=lambda k: t(f"cost_preset_{k.replace('-', '_')}") if k else "—")
             if preset and st.session_state.get("cost_preset_applied") != preset:
                 st.session_state["cost_preset_applied"] = preset
-                for name in ("c0", "c_prefill", "c_decode", "c_attn"):  # before their widgets are drawn
+                for name in coefficients:  # before their widgets are drawn
                     value = getattr(COST_PRESETS[preset], name)
-                    st.session_state[f"lab_{name}"] = st.session_state[f"{lab_state.WIDGET}lab_{name}"] = value
-            columns = st.columns(4)
-            for column, name in zip(columns, ("c0", "c_prefill", "c_decode", "c_attn")):
-                persisted(column.number_input, t(f"cfg_{name}"), f"lab_{name}", min_value=0.0, max_value=1e6,
-                          step=0.01, format="%.4f", help=t(f"cfg_{name}_help"))
+                    setattr(lab_state.settings(), name, value)
+                    st.session_state[f"{lab_state.WIDGET}lab_{name}"] = value
+            for column, name in zip(st.columns(4), coefficients):
+                setting(column, name)
         st.caption(t("cost_linear_note"))
