@@ -47,10 +47,9 @@ def show(now: int, key: str) -> None:
         title = t("budget_title", policy=t(f"policy_{r.policy}"))
         column.plotly_chart(budget_chart(r.schedule, title, x_max=end, reveal=now),
                             key=f"ex_budget_{r.policy}{key}")
-    overall, summary = st.columns([3, 2])
-    overall.subheader(t("ex_overall"))
-    overall.dataframe(story.overall_table(runs, now), hide_index=True, key=f"ex_overall{key}")
-    summary.info(t("ex_takeaway") if now >= end else t("ex_takeaway_pending"))
+    st.subheader(t("ex_overall"))
+    st.dataframe(story.overall_table(runs, now), hide_index=True, key=f"ex_overall{key}")
+    st.info(t("ex_takeaway") if now >= end else t("ex_takeaway_pending"))
     st.subheader(t("ex_per_request"))
     st.caption(t("ex_legend", pending=story.PENDING))
     st.dataframe(story.request_table(runs, now), hide_index=True, key=f"ex_requests{key}")

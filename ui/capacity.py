@@ -101,7 +101,7 @@ def policies_editor(key: str, table: pd.DataFrame) -> pd.DataFrame:
     without a word; `entries` names it instead."""
     choices = {"batching": POLICIES, "order": ORDERS, "kv_admission": KV_ADMISSION, "preempt": PREEMPT}
     # Narrow columns, so that all nine fit a projector's width without scrolling.
-    config = {"label": st.column_config.TextColumn(t("sw_col_label"), max_chars=60, width="medium"),
+    config = {"label": st.column_config.TextColumn(t("sw_col_label"), max_chars=60, width=150),
               "token_budget": st.column_config.NumberColumn(t("sw_col_budget"), width="small"),
               "max_seqs": st.column_config.NumberColumn(t("sw_col_max_seqs"), width="small"),
               "chunk_size": st.column_config.NumberColumn(t("sw_col_chunk"), width="small"),
@@ -109,8 +109,10 @@ def policies_editor(key: str, table: pd.DataFrame) -> pd.DataFrame:
     for column, options in choices.items():
         config[column] = st.column_config.SelectboxColumn(t(f"sw_col_{column}"), options=options, required=True,
                                                           width="small")
+    # The KV columns only when asked: six columns fit a 1024-px screen; hidden ones keep their values.
+    shown = COLUMNS if st.toggle(t("sw_kv_columns"), key="sw_kv_columns") else COLUMNS[:6]
     return st.data_editor(table, key=key, num_rows="dynamic", hide_index=True, width="stretch",
-                          column_config=config)
+                          column_config=config, column_order=shown)
 
 
 def _whole(row: dict, column: str) -> int | float | None:
@@ -185,12 +187,12 @@ def results_table(rows: list[dict], parameter: str) -> pd.DataFrame:
     """The sweep's main columns, rounded for reading and named short with their units, so the table fits a
     projector's width (the CSV keeps every column, unrounded)."""
     columns = {"policy": t("sw_col_label"), "value": t(f"sw_short_{parameter}"), "attainment": t("sw_attainment_pct"),
-               "goodput": t("sw_goodput"), "ttft_p99": t("sw_ttft_col", q=99, unit=t("unit_tick")),
+               "ttft_p99": t("sw_ttft_col", q=99, unit=t("unit_tick")),
                "throughput": t("sw_throughput"), "idle_waiting": t("sw_idle_pct"), "error": t("sw_error")}
     frame = pd.DataFrame(rows)[list(columns)]
     frame["attainment"] = (frame["attainment"] * 100).round(1)
     frame["idle_waiting"] = (frame["idle_waiting"] * 100).round(1)
-    frame = frame.round({"goodput": 3, "ttft_p99": 1, "throughput": 2})
+    frame = frame.round({"ttft_p99": 1, "throughput": 2})
     if not frame["error"].any():
         frame = frame.drop(columns="error")
     return frame.rename(columns=columns)

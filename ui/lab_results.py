@@ -27,14 +27,13 @@ def show(runs: list[tuple[Schedule, Metrics]], policies: tuple[Policy, Policy], 
     x_max = max(schedule_a.makespan, schedule_b.makespan)
     if schedule_a.unit != "tick" and not measured:
         st.caption(t("cost_used_linear"))
-    summary, cards = st.columns([3, 2])
-    summary.markdown("\n".join(f"- {line}" for line in what_changed(metrics_a, metrics_b, *titles)))
-    with cards:
-        for column, (name, value_a, value_b, lower_better) in zip(st.columns(2) * 3, headline(metrics_a, metrics_b)):
-            column.metric(card_label(name, metrics_b.unit) + " · B", shown(name, value_b),
-                          delta=shown(name, value_b - value_a) or None,
-                          delta_color="inverse" if lower_better else "normal",
-                          help=t("card_help", a=shown(name, value_a)))
+    st.markdown("\n".join(f"- {line}" for line in what_changed(metrics_a, metrics_b, *titles)))
+    # Three cards a row: wide enough for their labels on a 1024-px screen.
+    for column, (name, value_a, value_b, lower_better) in zip(st.columns(3) * 2, headline(metrics_a, metrics_b)):
+        column.metric(card_label(name, metrics_b.unit) + " · B", shown(name, value_b),
+                      delta=shown(name, value_b - value_a) or None,
+                      delta_color="inverse" if lower_better else "normal",
+                      help=t("card_help", a=shown(name, value_a)))
     rejected = [r.name for m in (metrics_a, metrics_b) for r in m.requests if r.finish_reason == "rejected"]
     if rejected:
         st.warning(t("lab_rejected", names=md_escape(", ".join(sorted(set(rejected))[:20])),
@@ -52,7 +51,8 @@ def show(runs: list[tuple[Schedule, Metrics]], policies: tuple[Policy, Policy], 
         for label, (title, schedule) in zip("AB", labelled):
             st.plotly_chart(kv_chart(schedule, t("kv_title", policy=title), x_max=x_max), key=f"{page}_kv_{label}")
     st.subheader(t("lab_overall"))
-    st.dataframe(overall_table(metrics_a, metrics_b, titles), hide_index=True, key=f"{page}_overall")
+    st.caption(t("lab_ab_key", a=md_escape(titles[0]), b=md_escape(titles[1])))
+    st.dataframe(overall_table(metrics_a, metrics_b), hide_index=True, key=f"{page}_overall")
     for key in ("tenant", "priority"):
         if len({getattr(r, key) for r in metrics_a.requests}) > 1:
             st.subheader(t(f"lab_per_{key}"))

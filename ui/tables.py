@@ -77,7 +77,7 @@ def request_table(runs: list[Metrics], labels: list[str]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def overall_table(a: Metrics, b: Metrics, titles: list[str], names: tuple[str, ...] = OVERALL) -> pd.DataFrame:
+def overall_table(a: Metrics, b: Metrics, names: tuple[str, ...] = OVERALL) -> pd.DataFrame:
     """Overall figures of A and B with the change from A to B and whether it is for the better."""
     rows_a, rows_b = overall_rows(a), overall_rows(b)
     names = names + tuple(n for n in EXTRA if names == OVERALL and (rows_a[n] or rows_b[n]))
@@ -88,8 +88,8 @@ def overall_table(a: Metrics, b: Metrics, titles: list[str], names: tuple[str, .
         relative = ("+" if change >= 0 else "-") + percent(abs(change / va)) if va else ("—" if not change else "∞")
         higher_better = name in HIGHER_IS_BETTER or name in LOWER_EXTRA_IS_WORSE
         better = (change > 0) == higher_better if change else None
-        records.append({t("col_metric"): metric_label(name, a.unit), f"{titles[0]} (A)": shown(name, va),
-                        f"{titles[1]} (B)": shown(name, vb), t("col_change"): shown(name, change),
+        records.append({t("col_metric"): metric_label(name, a.unit), "A": shown(name, va),
+                        "B": shown(name, vb), t("col_change"): shown(name, change),
                         t("col_relative"): relative,
                         t("col_verdict"): "" if better is None else ("✅" if better else "🔻")})
     return pd.DataFrame(records)
