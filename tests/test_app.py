@@ -278,6 +278,10 @@ def test_capacity_lab_default_shows_continuous_knee_above_static_and_chunked_abo
     found = dict(re.findall(r"\*\*(.+?)\*\* keeps at least 90% of requests within every SLO up to \*\*([\d.]+)x",
                             knees[0]))
     assert float(found["static"]) < float(found["continuous"]) < float(found["continuous \\+ chunked"])
+    static, continuous, chunked = found.values()
+    readme = (Path(APP).parent / "README.md").read_text(encoding="utf-8")
+    assert (f"static's knee at\n  {static}×, continuous's at {continuous}× and chunked prefill's at {chunked}×"
+            in readme)  # the README's figures are the page's
     attainment = figure(at, 0)
     assert attainment["layout"]["title"]["text"].startswith("SLO attainment")
     labels = [a["text"] for a in attainment["layout"]["annotations"] if a["text"].startswith("★")]
