@@ -16,8 +16,8 @@ import time
 
 import pytest
 
-from tests.browser_kit import CHROMIUM, CHROMIUM_ARGS, ROOT, ServerError, streamlit_server
-from tests.test_browser import SCREENSHOTS, wait_idle
+from tests.browser_kit import CHROMIUM, CHROMIUM_ARGS, ROOT, streamlit_server
+from tests.test_browser import SCREENSHOTS, browser, server, wait_idle  # noqa: F401 (its fixtures)
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 expect = playwright_api.expect
@@ -130,26 +130,6 @@ CHECKS = "(where) => {" + HELPERS + r"""
 }"""
 
 
-@pytest.fixture(scope="module")
-def app():
-    """`streamlit run app.py` on a free port; yields the base URL once it answers."""
-    try:
-        with streamlit_server() as base:
-            yield base
-    except ServerError as error:
-        pytest.fail(str(error))
-
-
-@pytest.fixture(scope="module")
-def chromium():
-    if not CHROMIUM.exists():
-        pytest.skip(f"{CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium)")
-    with playwright_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
-
-
 def settle(page, where: str) -> None:
     """Wait until the run is over (no running icon), every shown chart and table is drawn, and nothing moves."""
     wait_idle(page)
@@ -188,8 +168,8 @@ def layout_problems(browser, base: str, path: str, language: str, viewport: dict
 
 @pytest.mark.parametrize("language", list(LOCALES))
 @pytest.mark.parametrize("path", sorted(PAGES), ids=lambda path: path.strip("/") or "home")
-def test_the_page_fits_1400_by_900(app, chromium, path, language):
-    problems = layout_problems(chromium, app, path, language)
+def test_the_page_fits_1400_by_900(server, browser, path, language):  # noqa: F811 (the imported fixtures)
+    problems = layout_problems(browser, server, path, language)
     assert not problems, json.dumps(problems, ensure_ascii=False, indent=1)
 
 
