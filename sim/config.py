@@ -14,6 +14,9 @@ MIXING = ("decode-first", "prefill-first")
 KV_ADMISSION = ("reserve", "overcommit")
 PREEMPT = ("recompute", "swap")
 VICTIMS = ("latest", "lowest-priority")
+# Policy's fields that are a choice, with their options (the forms draw these as choices)
+POLICY_CHOICES = {"batching": POLICIES, "order": ORDERS, "sjf_key": SJF_KEYS, "mixing": MIXING,
+                  "kv_admission": KV_ADMISSION, "preempt": PREEMPT, "victim": VICTIMS}
 COST_MODELS = ("ticks", "linear")
 
 
@@ -176,9 +179,8 @@ class Policy:
     seed: int = 0
 
     def __post_init__(self):
-        _choice("policy", self.batching, POLICIES)
-        _choice("order", self.order, ORDERS)
-        _choice("sjf_key", self.sjf_key, SJF_KEYS)
+        for name, options in POLICY_CHOICES.items():
+            _choice("policy" if name == "batching" else name, getattr(self, name), options)
         _number("aging_rate", self.aging_rate)
         if not isinstance(self.preemptive_priority, bool):
             raise ConfigError("preemptive_priority", "must be true or false")
@@ -193,10 +195,6 @@ class Policy:
             raise ConfigError("tenant_quotas", "names a tenant twice")
         if self.chunk_size is not None:
             _whole("chunk_size", self.chunk_size)
-        _choice("mixing", self.mixing, MIXING)
-        _choice("kv_admission", self.kv_admission, KV_ADMISSION)
-        _choice("preempt", self.preempt, PREEMPT)
-        _choice("victim", self.victim, VICTIMS)
         if self.timeout is not None:
             _whole("timeout", self.timeout)
         buckets = self.graph_buckets

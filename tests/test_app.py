@@ -72,8 +72,8 @@ def test_worked_example_starts_at_time_0_and_ends_with_the_seed_figures():
     assert list(overall.loc["makespan (ticks)"]) == ["11", "8"]
     assert list(overall.loc["padding waste (token-work)"]) == ["5", "0"]
     assert list(overall.loc["throughput (tokens a tick)"]) == ["1", "1.375"]
-    requests = at.dataframe[1].value.set_index("request")
-    assert requests.loc["C", "TTFT A"] == "5" and requests.loc["C", "TTFT B"] == "2"
+    requests = at.dataframe[1].value.set_index(["request", "policy"])
+    assert requests.loc[("C", "A"), "TTFT (tick)"] == "5" and requests.loc[("C", "B"), "TTFT (tick)"] == "2"
     narration = [m.value for m in at.markdown if "t=3:" in m.value]
     assert any("t=3: A decodes 1 token; C is admitted and prefills 3 tokens at once: continuous batching admits "
                "at every iteration, into the budget the decoders leave; 4 of 8 budget idle" in m for m in narration)
@@ -448,3 +448,39 @@ def test_the_lab_settings_are_configs_fields_and_round_trip():
     with pytest.raises(ConfigError) as error:
         typed.config()
     assert error.value.field == "token_budget" and typed.token_budget == 2.5  # kept as typed
+
+
+def test_the_policy_form_is_made_from_policys_fields_and_round_trips():
+    from dataclasses import fields
+
+    from sim.config import ConfigError
+    from ui.lab_state import policy_value, policy_widget_values
+    from ui.policy_form import LEFT, RIGHT, ROW
+    assert sorted(LEFT + RIGHT + ROW) == sorted(f.name for f in fields(Policy) if f.name != "batching")
+    policy = Policy(order="aging", aging_rate=2.5, preemptive_priority=True, tenant_quotas=(("vip", 0.5), ("f", 0.25)),
+                    chunk_size=3, mixing="prefill-first", kv_admission="overcommit", preempt="swap",
+                    victim="lowest-priority", timeout=9, graph_buckets=(1, 2, 8), spec_tokens=2, spec_accept=0.5,
+                    seed=7)
+    shown = policy_widget_values(policy)
+    assert shown["tenant_quotas"] == "vip=0.5, f=0.25" and shown["graph_buckets"] == "1, 2, 8"
+    assert Policy(**{name: policy_value(name, value) for name, value in shown.items()}) == policy
+    assert policy_widget_values(Policy())["chunk_size"] == 0 and policy_value("chunk_size", 0) is None
+    with pytest.raises(ConfigError) as error:
+        policy_value("graph_buckets", "1, two")
+    assert error.value.field == "graph_buckets"
+
+
+def test_the_open_policy_form_edits_every_option_and_names_a_bad_list():
+    at = open_page("pages/trace_lab.py")
+    at.session_state["w_lab_policy_b_options"] = True  # the expander's state: open
+    at.run()
+    at.number_input(key="w_lab_policy_b_chunk_size").set_value(4)
+    at.selectbox(key="w_lab_policy_b_order").set_value("sjf").run()
+    at.selectbox(key="w_lab_policy_b_sjf_key").set_value("output")
+    at.text_input(key="w_lab_policy_b_graph_buckets").set_value("1, 4").run()
+    assert at.session_state["lab_settings"].policy_b == Policy(chunk_size=4, order="sjf", sjf_key="output",
+                                                               graph_buckets=(1, 4))
+    at.text_input(key="w_lab_policy_b_graph_buckets").set_value("1, four").run()
+    assert "graph_buckets" in " ".join(e.value for e in at.error)
+    assert at.text_input(key="w_lab_policy_b_graph_buckets").value == "1, four"  # kept as typed
+    assert at.session_state["lab_settings"].policy_b.graph_buckets == (1, 4)

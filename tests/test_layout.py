@@ -1,5 +1,5 @@
-"""Layout test: every page at 1400×900, in English and Chinese, drawn without sideways-scrolling tables, text that
-sticks out of its Plotly chart, a legend that scrolls, or a widget or metric label cut off.
+"""Layout test: every page at 1400×900 and 1024×768, in English and Chinese, drawn without sideways-scrolling tables,
+text that sticks out of its Plotly chart, a legend that scrolls, or a widget or metric label cut off.
 
 Each page opens in a fresh browser context whose locale picks the language (the app follows the browser's locale on
 first visit). No button is pressed: what is checked is what a page draws by itself (the capacity lab's first-visit
@@ -22,7 +22,8 @@ from tests.test_browser import SCREENSHOTS, browser, server, wait_idle  # noqa: 
 playwright_api = pytest.importorskip("playwright.sync_api")
 expect = playwright_api.expect
 
-VIEWPORT = {"width": 1400, "height": 900}
+VIEWPORTS = {"1400x900": {"width": 1400, "height": 900}, "1024x768": {"width": 1024, "height": 768}}
+VIEWPORT = VIEWPORTS["1400x900"]
 LOCALES = {"en": "en-US", "zh": "zh-CN"}
 TIMEOUT_MS = 90_000  # the capacity lab's first-visit sweep takes several seconds, more on a busy machine
 SETTLE_S = 0.3  # the page's geometry must stay the same over three polls this far apart
@@ -147,7 +148,7 @@ def settle(page, where: str) -> None:
 
 def layout_problems(browser, base: str, path: str, language: str, viewport: dict = VIEWPORT) -> list[str]:
     """Open `path` in `language` at `viewport` and return the checks' problems (a screenshot kept if any)."""
-    where = f"{path} · {language}"
+    where = f"{path} · {language} · {viewport['width']}×{viewport['height']}"
     context = browser.new_context(locale=LOCALES[language], viewport=viewport)
     context.set_default_timeout(TIMEOUT_MS)
     try:
@@ -159,17 +160,19 @@ def layout_problems(browser, base: str, path: str, language: str, viewport: dict
         problems += page.evaluate(CHECKS, where)
         if problems:
             SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-            name = re.sub(r"[^A-Za-z0-9_.-]+", "_", f"layout-{path.strip('/') or 'home'}-{language}")
+            name = re.sub(r"[^A-Za-z0-9_.-]+", "_",
+                          f"layout-{path.strip('/') or 'home'}-{language}-{viewport['width']}")
             page.screenshot(path=str(SCREENSHOTS / f"{name}.png"))
         return problems
     finally:
         context.close()
 
 
+@pytest.mark.parametrize("viewport", list(VIEWPORTS))
 @pytest.mark.parametrize("language", list(LOCALES))
 @pytest.mark.parametrize("path", sorted(PAGES), ids=lambda path: path.strip("/") or "home")
-def test_the_page_fits_1400_by_900(server, browser, path, language):  # noqa: F811 (the imported fixtures)
-    problems = layout_problems(browser, server, path, language)
+def test_the_page_fits_the_screen(server, browser, path, language, viewport):  # noqa: F811 (the imported fixtures)
+    problems = layout_problems(browser, server, path, language, VIEWPORTS[viewport])
     assert not problems, json.dumps(problems, ensure_ascii=False, indent=1)
 
 

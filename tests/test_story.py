@@ -16,17 +16,19 @@ def runs() -> list[story.Run]:
     return [story.Run(s.policy, s, compute(s)) for s in schedules]
 
 
-def cell(table, request: str, column: str) -> str:
-    return table.set_index("request").loc[request, column]
+def cell(table, request: str, label: str, column: str) -> str:
+    """The cell of `request` under policy `label` (A or B) in `column`."""
+    return table.set_index(["request", "policy"]).loc[(request, label), column]
 
 
 def test_at_time_3_nobody_knows_cs_ttft_and_at_the_end_everyone_does(runs):
     at_3 = story.request_table(runs, 3)
-    assert cell(at_3, "C", "TTFT A") == story.PENDING and cell(at_3, "C", "TTFT B") == story.PENDING
-    assert cell(at_3, "B", "E2E A") == "3"  # B finished at 3 under both
-    assert cell(at_3, "A", "TTFT A") == "2" and cell(at_3, "A", "TPOT A") == story.PENDING
+    assert list(at_3["request"]) == ["A", "A", "B", "B", "C", "C"] and list(at_3["policy"]) == ["A", "B"] * 3
+    assert cell(at_3, "C", "A", "TTFT (tick)") == story.PENDING and cell(at_3, "C", "B", "TTFT (tick)") == story.PENDING
+    assert cell(at_3, "B", "A", "E2E (tick)") == "3"  # B finished at 3 under both
+    assert cell(at_3, "A", "A", "TTFT (tick)") == "2" and cell(at_3, "A", "A", "TPOT (tick)") == story.PENDING
     at_end = story.request_table(runs, 11)
-    assert [cell(at_end, "C", f"TTFT {label}") for label in "AB"] == ["5", "2"]
+    assert [cell(at_end, "C", label, "TTFT (tick)") for label in "AB"] == ["5", "2"]
     assert story.PENDING not in at_end.to_numpy()
 
 

@@ -75,7 +75,7 @@ FAMILIES = {
     "per": ("tick", "ms"),
     "wc_unit": ("tick", "ms"),
     "reason": ("finished", "cancelled", "rejected"),
-    "ex_short": story.PER_REQUEST,
+    "short": PER_REQUEST,
     "ex_m": story.OVERALL,
     "rule": ("static_admit", "static_padding", "static_wait", "continuous_finish", "continuous_admit"),
 }

@@ -14,7 +14,17 @@ from sim.schedule import Schedule
 
 from .charts import GANTT_ROWS, budget_chart, gantt, kv_chart, load_chart
 from .i18n import t
-from .tables import card_label, group_table, headline, overall_table, policy_title, request_table, shown, what_changed
+from .tables import (
+    card_label,
+    group_table,
+    headline,
+    overall_table,
+    policy_title,
+    request_table,
+    shown,
+    times_key,
+    what_changed,
+)
 from .text import md_escape
 
 
@@ -60,7 +70,8 @@ def show(runs: list[tuple[Schedule, Metrics]], policies: tuple[Policy, Policy], 
                 st.caption(f"{label} · {title}")
                 st.dataframe(group_table(metrics, key), hide_index=True, key=f"{page}_{key}_{label}")
     st.subheader(t("lab_per_request"))
-    st.caption(t("lab_per_request_key", a=md_escape(titles[0]), b=md_escape(titles[1])))
+    key_text = t("lab_per_request_key", a=md_escape(titles[0]), b=md_escape(titles[1]))
+    st.caption(f"{key_text} {times_key(metrics_a.unit)}")
     st.dataframe(request_table([metrics_a, metrics_b], ["A", "B"]), hide_index=True, key=f"{page}_requests")
     e1, e2, e3, e4 = st.columns(4)
     e1.download_button(t("dl_requests_csv"), partial(requests_csv, [metrics_a, metrics_b]), "requests.csv", "text/csv",

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field, fields
 import pandas as pd
 import streamlit as st
 
-from sim.config import COST_MODELS, FIRST_TOKEN_MODES, SLO, Config, CostModel, Policy
+from sim.config import COST_MODELS, FIRST_TOKEN_MODES, SLO, Config, ConfigError, CostModel, Policy
 from sim.trace import REQUIRED, SEED_CSV, TEXT_COLUMNS, Trace, TraceError, check_budget, read_csv, validate
 
 from .i18n import t
@@ -207,15 +207,41 @@ def persisted(widget, label: str, key: str, **kwargs):
     return value
 
 
+POLICY_FIELDS = {f.name: f for f in fields(Policy)}
+
+
 def policy_widget_values(policy: Policy) -> dict[str, object]:
-    """What each widget of the policy form shows for `policy` (lists as the text the user types)."""
-    return {"batching": policy.batching, "order": policy.order, "sjf_key": policy.sjf_key,
-            "aging_rate": float(policy.aging_rate), "preemptive_priority": policy.preemptive_priority,
-            "tenant_quotas": ", ".join(f"{tenant}={share:g}" for tenant, share in policy.tenant_quotas),
-            "timeout": policy.timeout or 0, "chunk_size": policy.chunk_size or 0, "mixing": policy.mixing,
-            "kv_admission": policy.kv_admission, "preempt": policy.preempt, "victim": policy.victim,
-            "graph_buckets": ", ".join(map(str, policy.graph_buckets)), "spec_tokens": policy.spec_tokens,
-            "spec_accept": float(policy.spec_accept), "seed": policy.seed}
+    """What each widget of the policy form shows for `policy`, by its field's kind: None as 0, lists as the
+    text the user types ("1, 2, 4", "vip=0.5, free=0.5"), decimals as floats."""
+    out: dict[str, object] = {}
+    for name, f in POLICY_FIELDS.items():
+        value = getattr(policy, name)
+        if isinstance(f.default, tuple):
+            value = ", ".join(f"{item[0]}={item[1]:g}" if isinstance(item, tuple) else str(item) for item in value)
+        elif f.default is None:
+            value = value or 0
+        elif isinstance(f.default, float):
+            value = float(value)
+        out[name] = value
+    return out
+
+
+def policy_value(name: str, shown: object) -> object:
+    """The field `name` of a Policy from what its widget shows (policy_widget_values read back); a list the
+    user typed that cannot be read raises ConfigError naming the field."""
+    default = POLICY_FIELDS[name].default
+    if isinstance(default, tuple):
+        items = [item.strip() for item in str(shown).replace(";", ",").split(",") if item.strip()]
+        try:
+            if "str" in str(POLICY_FIELDS[name].type):  # (name, share) pairs
+                pairs = [item.rpartition("=") for item in items]
+                return tuple((key.strip(), float(share)) for key, _, share in pairs)
+            return tuple(int(item) for item in items)
+        except ValueError:
+            raise ConfigError(name, t(f"opt_{name}_format")) from None
+    if default is None:
+        return int(shown) or None
+    return int(shown) if isinstance(default, int) and not isinstance(default, bool) else shown
 
 
 LINK = "lab_link"  # the share link last restored (or written), so that a rerun does not restore it again

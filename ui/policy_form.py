@@ -6,122 +6,102 @@ from dataclasses import replace
 
 import streamlit as st
 
-from sim.config import (
-    COST_PRESETS,
-    KV_ADMISSION,
-    MIXING,
-    ORDERS,
-    POLICIES,
-    PREEMPT,
-    SJF_KEYS,
-    VICTIMS,
-    ConfigError,
-    Policy,
-)
+from sim.config import COST_PRESETS, POLICY_CHOICES, ConfigError, Policy
 
 from . import lab_state
 from .i18n import t
+from .strings import STRINGS
 from .tables import option_summary
 from .text import md_escape
 
+# Where each option's widget sits: the form's two columns and a row of three under the right one. Every Policy
+# field but batching is in it once (a test holds it to Policy's fields); the widget itself follows the field.
+LEFT = ("order", "sjf_key", "aging_rate", "preemptive_priority", "tenant_quotas", "timeout")
+RIGHT = ("chunk_size", "mixing", "kv_admission", "preempt", "victim", "graph_buckets")
+ROW = ("spec_tokens", "spec_accept", "seed")
+SHOWN_WHEN = {"sjf_key": ("order", "sjf"), "aging_rate": ("order", "aging")}  # an option that only then matters
+SIMULATED_ONLY = ("preempt", "spec_tokens", "spec_accept", "seed")  # speculation needs a draft model; swap a host
+HIGHEST = {"aging_rate": 1000.0, "spec_tokens": 64, "spec_accept": 1.0, "seed": 2**31 - 1}  # else 10**9
 CONTINUOUS_ONLY = ("chunk_size", "mixing", "kv_admission", "spec_tokens", "tenant_quotas", "preemptive_priority")
 STATIC_RESET = {name: getattr(Policy(), name) for name in CONTINUOUS_ONLY}
 
 
-def _text_list(text: str, what: str) -> tuple:
-    """ "1, 2, 4" -> (1, 2, 4); "vip=0.5, free=0.25" -> (("vip", 0.5), ("free", 0.25))."""
-    items = [item.strip() for item in text.replace(";", ",").split(",") if item.strip()]
-    try:
-        if what == "buckets":
-            return tuple(int(item) for item in items)
-        pairs = [item.rpartition("=") for item in items]
-        return tuple((tenant.strip(), float(share)) for tenant, _, share in pairs)
-    except ValueError:
-        raise ConfigError(what, t(f"opt_{what}_format")) from None
+def option_widget(name: str, shown: object, key: str, disabled: bool) -> object:
+    """The widget of Policy field `name`, made from the field: a choice of its options, a checkbox for a
+    switch, text for a list, else a number from 0 (whole or decimal as the field is). It shows `shown`."""
+    default = lab_state.POLICY_FIELDS[name].default
+    kwargs = {"key": key, "disabled": disabled}
+    if f"opt_{name}_help" in STRINGS:
+        kwargs["help"] = t(f"opt_{name}_help")
+    label = t(f"opt_{name}")
+    if name in POLICY_CHOICES:
+        options = POLICY_CHOICES[name]
+        return st.selectbox(label, options, index=options.index(shown),
+                            format_func=lambda k: t(f"opt_{name}_{k}".replace("-", "_")), **kwargs)
+    if isinstance(default, bool):
+        return st.checkbox(label, value=shown, **kwargs)
+    if isinstance(default, tuple):
+        return st.text_input(label, value=shown, max_chars=300, **kwargs)
+    low = 0.0 if isinstance(default, float) else 0
+    return st.number_input(label, min_value=low, max_value=HIGHEST.get(name, 10**9), value=shown, **kwargs)
 
 
 def policy_form(key: str, label: str, simulated_only: bool = True) -> None:
     """The policy kept in session key `key`: its batching and, in an expander, a real scheduler's options.
-    `simulated_only=False` hides what only the simulator models (speculation, swapping)."""
+    `simulated_only=False` hides what only the simulator models (speculation, swapping).
+
+    Each widget's default is the stored policy's value, which equals the widget's own value once it ran: a
+    widget the page draws anew (after a quick rerun, say) shows that, not the first option. A scenario that
+    sets the widgets' state (lab_state.set_config) still wins."""
     policy = lab_state.policy_at(key)
     shown = lab_state.policy_widget_values(policy)
     prefix = f"{lab_state.WIDGET}{key}_"
-
-    def widget(make, label, field, **kwargs):
-        """`make` for option `field`. Its default is always the stored policy's value, which equals the widget's
-        own value once it ran: a widget the page draws anew (after a quick rerun, say) shows that, not the
-        first option. A scenario that sets the widgets' state (lab_state.set_config) still wins."""
-        if "options" in kwargs:
-            kwargs["index"] = list(kwargs["options"]).index(shown[field])
-        else:
-            kwargs["value"] = shown[field]
-        return make(t(label), key=prefix + field, **kwargs)
-
-    def pick(label, field, options, **kwargs):
-        return widget(st.selectbox, label, field, options=options,
-                      format_func=lambda k: t(f"opt_{field}_{k}".replace("-", "_")), **kwargs)
-
-    batching = widget(st.selectbox, label, "batching", options=POLICIES,
-                      format_func=lambda k: t(f"policy_{k}"))
+    batching = st.selectbox(label, POLICY_CHOICES["batching"], index=POLICY_CHOICES["batching"].index(policy.batching),
+                            format_func=lambda k: t(f"policy_{k}"), key=prefix + "batching")
     static = batching == "static"
     values = {"batching": batching}
     # The options are drawn only while open, which keeps a fresh browser's first view light; folded, the
     # policy keeps the options it has.
     options = st.expander(t("opt_title"), key=prefix + "options", on_change="rerun")
-    if not options.open:
-        if static:
-            values.update(STATIC_RESET)
-        lab_state.set_policy_at(key, replace(policy, **values))
-        _say_changes(key)
-        return
-    with options:
-        c1, c2 = st.columns(2)
-        with c1:
-            values["order"] = pick("opt_order", "order", ORDERS, help=t("opt_order_help"))
-            if values["order"] == "sjf":
-                values["sjf_key"] = pick("opt_sjf_key", "sjf_key", SJF_KEYS)
-            if values["order"] == "aging":
-                values["aging_rate"] = widget(st.number_input, "opt_aging_rate", "aging_rate", min_value=0.0,
-                                              max_value=1000.0, help=t("opt_aging_rate_help"))
-            values["preemptive_priority"] = widget(st.checkbox, "opt_preemptive_priority", "preemptive_priority",
-                                                   disabled=static, help=t("opt_preemptive_priority_help"))
-            quotas = widget(st.text_input, "opt_tenant_quotas", "tenant_quotas", disabled=static,
-                            help=t("opt_tenant_quotas_help"), max_chars=300)
-            values["timeout"] = int(widget(st.number_input, "opt_timeout", "timeout", min_value=0, max_value=10**9,
-                                           help=t("opt_timeout_help"))) or None
-        with c2:
-            values["chunk_size"] = int(widget(st.number_input, "opt_chunk_size", "chunk_size", min_value=0,
-                                              max_value=10**7, disabled=static, help=t("opt_chunk_size_help"))) or None
-            values["mixing"] = pick("opt_mixing", "mixing", MIXING, disabled=static, help=t("opt_mixing_help"))
-            values["kv_admission"] = pick("opt_kv_admission", "kv_admission", KV_ADMISSION, disabled=static,
-                                          help=t("opt_kv_admission_help"))
-            if simulated_only:
-                values["preempt"] = pick("opt_preempt", "preempt", PREEMPT, help=t("opt_preempt_help"))
-            values["victim"] = pick("opt_victim", "victim", VICTIMS)
-            buckets = widget(st.text_input, "opt_graph_buckets", "graph_buckets", help=t("opt_graph_buckets_help"),
-                             max_chars=200)
-            if simulated_only:  # speculation needs a draft model: the simulator's alone
-                s1, s2, s3 = st.columns(3)
-                with s1:
-                    values["spec_tokens"] = int(widget(st.number_input, "opt_spec_tokens", "spec_tokens",
-                                                       min_value=0, max_value=64, disabled=static,
-                                                       help=t("opt_spec_tokens_help")))
-                with s2:
-                    values["spec_accept"] = widget(st.number_input, "opt_spec_accept", "spec_accept", min_value=0.0,
-                                                   max_value=1.0, step=0.05)
-                with s3:
-                    values["seed"] = int(widget(st.number_input, "opt_seed", "seed", min_value=0,
-                                                max_value=2**31 - 1))
+    if options.open:
+        with options:
+            drawn = _draw_options(shown, prefix, static, simulated_only)
         try:
-            if static:  # options that belong to continuous batching go back to their defaults
-                values.update(STATIC_RESET)
-            else:
-                values["tenant_quotas"] = _text_list(quotas, "tenant_quotas")
-            values["graph_buckets"] = _text_list(buckets, "buckets")
-            lab_state.set_policy_at(key, replace(policy, **values))
+            values |= {name: lab_state.policy_value(name, value) for name, value in drawn.items()
+                       if not (static and name in CONTINUOUS_ONLY)}
         except ConfigError as error:
             st.error(t("cfg_bad", field=error.field, reason=md_escape(error)))
+            _say_changes(key)
+            return
+    if static:  # options that belong to continuous batching go back to their defaults
+        values |= STATIC_RESET
+    lab_state.set_policy_at(key, replace(policy, **values))
     _say_changes(key)
+
+
+def _draw_options(shown: dict, prefix: str, static: bool, simulated_only: bool) -> dict[str, object]:
+    """The option widgets in their places; what each shows now, by field."""
+    drawn: dict[str, object] = {}
+
+    def shows(name: str) -> bool:
+        if name in SHOWN_WHEN:
+            field, value = SHOWN_WHEN[name]
+            if drawn[field] != value:
+                return False
+        return simulated_only or name not in SIMULATED_ONLY
+
+    def draw(place, name: str) -> None:
+        with place:
+            drawn[name] = option_widget(name, shown[name], prefix + name, static and name in CONTINUOUS_ONLY)
+
+    left, right = st.columns(2)
+    for column, names in ((left, LEFT), (right, RIGHT)):
+        for name in filter(shows, names):
+            draw(column, name)
+    row = list(filter(shows, ROW))
+    for place, name in zip(right.columns(len(row)) if row else (), row):
+        draw(place, name)
+    return drawn
 
 
 def _say_changes(key: str) -> None:

@@ -17,12 +17,12 @@ from sim.schedule import Schedule
 
 from .i18n import t
 from .narration import sentence
+from .tables import PER_REQUEST, request_shape
 
 PENDING = "…"  # a figure not known yet at the tick shown
 SPEEDS = (0.5, 1.0, 2.0, 4.0)  # ticks a second while playing
 TICK, PLAYING, SPEED = "ex_tick", "ex_playing", "ex_speed"
 CLOCK = "ex_clock"  # the slider's key: it is drawn only while paused, and then set from the time (TICK)
-PER_REQUEST = ("queue_time", "ttft", "tpot", "e2e")
 OVERALL = ("makespan", "throughput", "padding_waste", "utilization", "ttft_p50", "e2e_p50")
 
 
@@ -112,16 +112,16 @@ def known_at(now: float, request) -> dict[str, float | None]:
 
 
 def request_table(runs: list[Run], now: float) -> pd.DataFrame:
-    """Every request from the first tick (its row never moves), its shape, and each latency under A and B as
-    known at `now`, rounded, with its unit; PENDING for what is not known yet."""
-    first = runs[0].metrics.requests
-    table = {t("col_name"): [r.name for r in first], t("col_arrival"): [r.arrival for r in first],
-             t("col_prompt"): [r.prompt for r in first], t("col_output"): [r.output for r in first]}
-    known = [[known_at(now, r) for r in run.metrics.requests] for run in runs]
-    for metric in PER_REQUEST:
-        for label, values in zip("AB", known):
-            table[t("ex_col", metric=t(f"ex_short_{metric}"), label=label)] = [_figure(v[metric]) for v in values]
-    return pd.DataFrame(table)
+    """Every request from the first tick (its rows never move), A's row above B's as in the lab: its shape,
+    and each latency as known at `now`, rounded, with its unit; PENDING for what is not known yet."""
+    rows = []
+    for index in range(len(runs[0].metrics.requests)):
+        for label, run in zip("AB", runs):
+            r = run.metrics.requests[index]
+            known = known_at(now, r)
+            rows.append(request_shape(r, label, r.arrival) |
+                        {t(f"short_{metric}"): _figure(known[metric]) for metric in PER_REQUEST})
+    return pd.DataFrame(rows)
 
 
 def overall_table(runs: list[Run], now: float) -> pd.DataFrame:

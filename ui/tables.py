@@ -10,7 +10,7 @@ from sim.metrics import group_table as group_rows
 
 from .i18n import t
 
-PER_REQUEST = ("queue_time", "ttft", "tpot", "e2e", "completion")
+PER_REQUEST = ("queue_time", "ttft", "tpot", "e2e")  # a request's latencies, in its tables (short_<name>)
 OVERALL = ("makespan", "throughput", "request_throughput", "padding_waste", "utilization", "goodput_requests",
            "slo_attainment", "ttft_p50", "ttft_p90", "ttft_p99", "tpot_p50", "tpot_p90", "tpot_p99", "e2e_p50",
            "e2e_p90", "e2e_p99", "itl_p50", "itl_p99", "queue_time_p50", "queue_time_p90", "queue_time_p99")
@@ -58,7 +58,8 @@ def shown(name: str, value: float | None) -> float | None:
 def request_table(runs: list[Metrics], labels: list[str]) -> pd.DataFrame:
     """One row per request and policy (A's row above B's), so a projector shows every column without
     scrolling: its shape, its latencies under that policy, and how it ended when any request did not simply
-    finish."""
+    finish. The headers are short; the times' unit is said once, above the table (times_key). (Its completion
+    time, arrival + E2E, is in the CSV.)"""
     unit = runs[0].unit
     extra = [c for c in ("finish_reason", "preemptions", "wasted")
              if any((r.finish_reason != "finished") if c == "finish_reason" else getattr(r, c)
@@ -67,14 +68,24 @@ def request_table(runs: list[Metrics], labels: list[str]) -> pd.DataFrame:
     for index in range(len(runs[0].requests)):
         for label, m in zip(labels, runs):
             r = m.requests[index]
-            row = {t("col_name"): r.name, t("col_policy"): label, t("col_arrival"): shown("arrival", r.arrival),
-                   t("col_prompt"): r.prompt, t("col_output"): r.output}
-            for metric in (*PER_REQUEST, *extra):
+            row = request_shape(r, label, shown("arrival", r.arrival))
+            row |= {t(f"short_{metric}"): shown(metric, getattr(r, metric)) for metric in PER_REQUEST}
+            for metric in extra:
                 value = getattr(r, metric)
-                row[metric_label(metric, unit)] = (t(f"reason_{value}") if metric == "finish_reason" else
-                                                   shown(metric, value) if metric in TIMES else value)
+                row[metric_label(metric, unit)] = t(f"reason_{value}") if metric == "finish_reason" else value
             rows.append(row)
     return pd.DataFrame(rows)
+
+
+def times_key(unit: str) -> str:
+    """The unit of a per-request table's times, said once above it (its short headers leave it out)."""
+    return t("times_key", unit=t(f"wc_unit_{unit}"))
+
+
+def request_shape(request, policy: str, arrival: object) -> dict[str, object]:
+    """The first cells of a request's row in a per-request table: its name, the policy and its shape."""
+    return {t("col_name"): request.name, t("col_policy"): policy, t("col_arrival"): arrival,
+            t("col_prompt"): request.prompt, t("col_output"): request.output}
 
 
 def overall_table(a: Metrics, b: Metrics, names: tuple[str, ...] = OVERALL) -> pd.DataFrame:

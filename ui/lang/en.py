@@ -89,14 +89,13 @@ TEXTS = {
     "ex_earlier": "Earlier ticks",
     "ex_playing_at": "Time {tick} of {end} ticks (pause to move the clock by hand)",
     "ex_start": "Back to time 0",
-    "ex_col": "{metric} {label}",
     "ex_legend": (
         "Times in ticks. A = static batching, B = continuous batching; {pending} = not known yet at this "
         "time."),
-    "ex_short_queue_time": "queue",
-    "ex_short_ttft": "TTFT",
-    "ex_short_tpot": "TPOT",
-    "ex_short_e2e": "E2E",
+    "short_queue_time": "queue",
+    "short_ttft": "TTFT",
+    "short_tpot": "TPOT",
+    "short_e2e": "E2E",
     "ex_m_makespan": "makespan (ticks)",
     "ex_m_throughput": "throughput (tokens a tick)",
     "ex_m_padding_waste": "padding waste (token-work)",
@@ -151,6 +150,7 @@ TEXTS = {
     "card_throughput": "tokens/{per}",
     "card_goodput_requests": "goodput",
     "lab_per_request_key": "Two rows a request: A = {a}, B = {b}.",
+    "times_key": "Arrival, queue, TTFT and E2E in {unit}; TPOT in {unit} a token.",
     "col_arrival": "arrival",
     "col_prompt": "prompt",
     "col_output": "output",
@@ -477,7 +477,7 @@ TEXTS = {
         "For example vip=0.75, free=0.25: a tenant's token-work in an iteration stays within its share while "
         "others run."),
     "opt_tenant_quotas_format": "write tenant=share pairs separated by commas, such as vip=0.5, free=0.5",
-    "opt_buckets_format": "write batch sizes separated by commas, such as 1, 2, 4, 8",
+    "opt_graph_buckets_format": "write batch sizes separated by commas, such as 1, 2, 4, 8",
     "opt_timeout": "Timeout (0 = none)",
     "opt_timeout_help": (
         "Cancel a request this long after its arrival if it has not finished (the cancel_at column cancels "
