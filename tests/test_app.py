@@ -73,7 +73,7 @@ def test_worked_example_starts_at_time_0_and_ends_with_the_seed_figures():
     assert list(overall.loc["padding waste (token-work)"]) == ["5", "0"]
     assert list(overall.loc["throughput (tokens a tick)"]) == ["1", "1.375"]
     requests = at.dataframe[1].value.set_index(["request", "policy"])
-    assert requests.loc[("C", "A"), "TTFT (tick)"] == "5" and requests.loc[("C", "B"), "TTFT (tick)"] == "2"
+    assert requests.loc[("C", "A"), "TTFT"] == "5" and requests.loc[("C", "B"), "TTFT"] == "2"
     narration = [m.value for m in at.markdown if "t=3:" in m.value]
     assert any("t=3: A decodes 1 token; C is admitted and prefills 3 tokens at once: continuous batching admits "
                "at every iteration, into the budget the decoders leave; 4 of 8 budget idle" in m for m in narration)

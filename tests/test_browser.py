@@ -210,7 +210,7 @@ def test_the_worked_example_plays_to_the_end_pauses_and_keeps_cs_ttft_back_at_ti
     expect(clock).to_have_attribute("aria-valuetext", "0")
     gantt_rows = page.locator('[data-testid="stPlotlyChart"]').first.locator(".ytick text")
     expect(gantt_rows).to_have_text(["C", "B", "A"])  # every row from time 0 (drawn bottom up): nothing jumps
-    requests = headed(page, "TTFT (tick)")
+    requests = headed(page, "TTFT")
     for policy in "AB":  # C's rows (A's above B's), there from time 0
         row_becomes(requests, ("C", policy), ["3", "3", "4", "…", "…"])
     speed = page.locator(".st-key-ex_speed input[type=range]")

@@ -24,11 +24,11 @@ def cell(table, request: str, label: str, column: str) -> str:
 def test_at_time_3_nobody_knows_cs_ttft_and_at_the_end_everyone_does(runs):
     at_3 = story.request_table(runs, 3)
     assert list(at_3["request"]) == ["A", "A", "B", "B", "C", "C"] and list(at_3["policy"]) == ["A", "B"] * 3
-    assert cell(at_3, "C", "A", "TTFT (tick)") == story.PENDING and cell(at_3, "C", "B", "TTFT (tick)") == story.PENDING
-    assert cell(at_3, "B", "A", "E2E (tick)") == "3"  # B finished at 3 under both
-    assert cell(at_3, "A", "A", "TTFT (tick)") == "2" and cell(at_3, "A", "A", "TPOT (tick)") == story.PENDING
+    assert cell(at_3, "C", "A", "TTFT") == story.PENDING and cell(at_3, "C", "B", "TTFT") == story.PENDING
+    assert cell(at_3, "B", "A", "E2E") == "3"  # B finished at 3 under both
+    assert cell(at_3, "A", "A", "TTFT") == "2" and cell(at_3, "A", "A", "TPOT") == story.PENDING
     at_end = story.request_table(runs, 11)
-    assert [cell(at_end, "C", label, "TTFT (tick)") for label in "AB"] == ["5", "2"]
+    assert [cell(at_end, "C", label, "TTFT") for label in "AB"] == ["5", "2"]
     assert story.PENDING not in at_end.to_numpy()
 
 

@@ -46,7 +46,7 @@ def option_widget(name: str, shown: object, key: str, disabled: bool) -> object:
     return st.number_input(label, min_value=low, max_value=HIGHEST.get(name, 10**9), value=shown, **kwargs)
 
 
-def policy_form(key: str, label: str, simulated_only: bool = True) -> None:
+def policy_form(key: str, label_key: str, simulated_only: bool = True) -> None:
     """The policy kept in session key `key`: its batching and, in an expander, a real scheduler's options.
     `simulated_only=False` hides what only the simulator models (speculation, swapping).
 
@@ -56,7 +56,8 @@ def policy_form(key: str, label: str, simulated_only: bool = True) -> None:
     policy = lab_state.policy_at(key)
     shown = lab_state.policy_widget_values(policy)
     prefix = f"{lab_state.WIDGET}{key}_"
-    batching = st.selectbox(label, POLICY_CHOICES["batching"], index=POLICY_CHOICES["batching"].index(policy.batching),
+    choices = POLICY_CHOICES["batching"]
+    batching = st.selectbox(t(label_key), choices, index=choices.index(policy.batching),
                             format_func=lambda k: t(f"policy_{k}"), key=prefix + "batching")
     static = batching == "static"
     values = {"batching": batching}
