@@ -206,9 +206,9 @@ class Continuous(Scheduler):
         return max(0, math.ceil(share * self.config.token_budget) - use.get(self.requests[i].tenant, 0))
 
     def _kv_need(self, i: int) -> int:
-        """Tokens of KV an admission takes: prompt and whole output (reserve), or the prefill (overcommit)."""
+        """Tokens of KV an admission takes: all it will ever hold (reserve), or the prefill (overcommit)."""
         if self.policy.kv_admission == "reserve":
-            return self.requests[i].prompt + self.requests[i].output
+            return self.peak_kv(i)
         return self.target[i]
 
     def _plan_prefill(self, it: Iteration, now: float, budget: int, use: dict, hold: bool = False) -> int:
@@ -414,7 +414,7 @@ class Static(Scheduler):
             i, position = self.queue.next(NEVER - 1, position)
             if i < 0:
                 break
-            need = self.requests[i].prompt + self.requests[i].output
+            need = self.peak_kv(i)
             if self.blocks_short(need):
                 break  # the batch is as large as the KV cache allows
             self.queue.remove(i)

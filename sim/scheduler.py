@@ -137,10 +137,17 @@ class Scheduler:
         recompute of prompt + generated tokens larger than the whole budget runs in budget-sized pieces."""
         return 1 if self.policy.chunk_size else min(self.target[i] - self.prefilled[i], self.config.token_budget)
 
-    def never_fits(self, i: int) -> bool:
+    def peak_kv(self, i: int) -> int:
+        """The most KV tokens request i ever holds: prompt + output - 1. An iteration writes the KV of the token
+        it feeds (the last one made), not of the token it makes, so the last output token never needs any (as
+        in vLLM and nano-vllm). In the teaching mode (first token from a decode) the first decode feeds the
+        prompt's last token again: the same count."""
         request = self.requests[i]
+        return request.prompt + request.output - 1
+
+    def never_fits(self, i: int) -> bool:
         kv = self.kv
-        return kv is not None and blocks_for(request.prompt + request.output, kv.block_size) > kv.num_blocks
+        return kv is not None and blocks_for(self.peak_kv(i), kv.block_size) > kv.num_blocks
 
     def arrive(self, i: int) -> None:
         """Request i arrives: it waits, or is rejected if even an empty KV cache could not hold it."""
@@ -148,9 +155,8 @@ class Scheduler:
         if self.phase[i] != WAITING:
             return  # cancelled before it arrived
         if self.never_fits(i):
-            request = self.requests[i]
-            self.timelines[i].reject_reason = {"blocks": blocks_for(request.prompt + request.output,
-                                                                    self.kv.block_size), "capacity": self.kv.num_blocks}
+            self.timelines[i].reject_reason = {"blocks": blocks_for(self.peak_kv(i), self.kv.block_size),
+                                               "capacity": self.kv.num_blocks}
             self._end(i, self.timelines[i].arrival, "rejected", "reject")
         else:
             self.queue.push(i, self.admission_cost(i))
@@ -254,9 +260,10 @@ class Scheduler:
         return self.kv is not None and blocks_for(tokens, self.kv.block_size) > self.kv.free
 
     def watch_growth(self, i: int) -> None:
-        """Overcommit: note the decode round whose token no longer fits request i's blocks."""
+        """Overcommit: note the decode round whose fed tokens no longer fit request i's blocks (a round feeds
+        the last token made and any drafts: it needs KV for context + drafts tokens)."""
         if self.overcommit:
-            room = self.kv.capacity(i) - self.context(i) - self.drafts(i)
+            room = self.kv.capacity(i) - self.context(i) - self.drafts(i) + 1
             heapq.heappush(self.block_due, (self.decode_round + max(0, room), i))
 
     def drafts(self, i: int) -> int:
@@ -271,7 +278,7 @@ class Scheduler:
             _, i = heapq.heappop(heap)
             if i not in self.decoders:
                 continue
-            needed = self.context(i) + 1 + self.drafts(i)
+            needed = self.context(i) + self.drafts(i)
             if self.kv.capacity(i) >= needed:
                 self.watch_growth(i)
                 continue

@@ -269,73 +269,75 @@ OVERCOMMIT = Config(8, kv_blocks=4, block_size=2)
 
 
 def test_overcommit_with_recompute():
-    # 4 blocks of 2. t0: A and B take 1 block each (their prompts) and prefill. t1: each needs a 2nd block for
-    # its 3rd token (4 used). t2: the 4th tokens fit. t3: A's 5th token needs a 3rd block, none is free: the
-    # latest arrival, B (2 tokens made), is preempted and frees 2; A takes 1. A decodes t3, t4 and frees 3 blocks
-    # after t4. B, needing ceil((2 + 2) / 2) = 2 blocks, waits until t5, recomputes 4 tokens, takes a 3rd
-    # block at t6 and decodes t6, t7.
+    # 4 blocks of 2. A decode feeds the last token made, so it needs KV for prompt + tokens made (the token it
+    # makes needs none yet). t0: A and B take 1 block each (their prompts) and prefill. t1: token 1 feeds
+    # nothing new (2 tokens of KV). t2: token 2 feeds token 1: a 2nd block each (4 used). t3: token 3 fits.
+    # t4: A's token 4 feeds its 3rd: a 3rd block, none is free: the latest arrival, B (3 tokens made), is
+    # preempted and frees 2; A takes 1 and finishes. B, needing ceil((2 + 3) / 2) = 3 blocks, recomputes 5
+    # tokens at t5 and makes its last token at t6.
     schedule = run(OVERCOMMIT_ROWS, OVERCOMMIT, kv_admission="overcommit", preempt="recompute")
     assert segs(schedule, "A") == [("prefill", 0, 1, 2), ("decode", 1, 5, 4)]
-    assert segs(schedule, "B") == [("prefill", 0, 1, 2), ("decode", 1, 3, 2), ("preempted", 3, 5, 0),
-                                   ("prefill", 5, 6, 4), ("decode", 6, 8, 2)]
-    assert emitted(schedule) == {"A": [2, 3, 4, 5], "B": [2, 3, 7, 8]}
+    assert segs(schedule, "B") == [("prefill", 0, 1, 2), ("decode", 1, 4, 3), ("preempted", 4, 5, 0),
+                                   ("prefill", 5, 6, 5), ("decode", 6, 7, 1)]
+    assert emitted(schedule) == {"A": [2, 3, 4, 5], "B": [2, 3, 4, 7]}
     b = timeline(schedule, "B")
-    assert (b.preemptions, b.recomputed, timeline(schedule, "A").preemptions) == (1, 4, 0)
-    assert b.kv == [(0, 1), (1, 2), (3, 0), (5, 2), (6, 3), (8, 0)]
-    assert schedule.events == [(3, "preempt", 1)]
-    assert per_tick(schedule, "kv_blocks") == {0: 2, 1: 4, 2: 4, 3: 3, 4: 3, 5: 2, 6: 3, 7: 3}
-    assert metrics_of(schedule, "B").recomputed == 4
+    assert (b.preemptions, b.recomputed, timeline(schedule, "A").preemptions) == (1, 5, 0)
+    assert b.kv == [(0, 1), (2, 2), (4, 0), (5, 3), (7, 0)]
+    assert schedule.events == [(4, "preempt", 1)]
+    assert per_tick(schedule, "kv_blocks") == {0: 2, 1: 2, 2: 4, 3: 4, 4: 3, 5: 3, 6: 3}
+    assert metrics_of(schedule, "B").recomputed == 5
 
 
 def test_overcommit_lowest_priority_victim_may_be_the_requester_itself():
-    # As above, but A has priority 5 and the victim is the lowest priority: at t3 A (needing the block) is the
-    # victim itself; B takes a block from those A freed and finishes after t4; A recomputes 4 tokens at t5.
+    # As above, but A has priority 5 and the victim is the lowest priority: at t4 A (needing the block) is the
+    # victim itself; B takes a block from those A freed and finishes; A recomputes 5 tokens at t5.
     rows = [{"name": "A", "arrival": 0, "prompt": 2, "output": 4, "priority": 5},
             {"name": "B", "arrival": 0, "prompt": 2, "output": 4, "priority": 0}]
     schedule = run(rows, OVERCOMMIT, kv_admission="overcommit", victim="lowest-priority")
-    assert segs(schedule, "A") == [("prefill", 0, 1, 2), ("decode", 1, 3, 2), ("preempted", 3, 5, 0),
-                                   ("prefill", 5, 6, 4), ("decode", 6, 8, 2)]
+    assert segs(schedule, "A") == [("prefill", 0, 1, 2), ("decode", 1, 4, 3), ("preempted", 4, 5, 0),
+                                   ("prefill", 5, 6, 5), ("decode", 6, 7, 1)]
     assert segs(schedule, "B") == [("prefill", 0, 1, 2), ("decode", 1, 5, 4)]
-    assert emitted(schedule) == {"A": [2, 3, 7, 8], "B": [2, 3, 4, 5]}
-    assert schedule.events == [(3, "preempt", 0)]
+    assert emitted(schedule) == {"A": [2, 3, 4, 7], "B": [2, 3, 4, 5]}
+    assert schedule.events == [(4, "preempt", 0)]
 
 
 def test_overcommit_with_swap():
-    # As the recompute case until t3, where B's 2 blocks go to host instead. B needs its 2 blocks back: only 1
+    # As the recompute case until t4, where B's 2 blocks go to host instead. B needs its 2 blocks back: only 1
     # is free until A leaves after t4. t5: B swaps in (2 ticks, t5 and t6, holding its slot), then at t7 takes a
-    # 3rd block and decodes t7, t8 without recomputing.
+    # 3rd block and makes its last token without recomputing.
     schedule = run(OVERCOMMIT_ROWS, Config(8, kv_blocks=4, block_size=2, swap_cost=2),
                    kv_admission="overcommit", preempt="swap")
     assert segs(schedule, "A") == [("prefill", 0, 1, 2), ("decode", 1, 5, 4)]
-    assert segs(schedule, "B") == [("prefill", 0, 1, 2), ("decode", 1, 3, 2), ("swapped", 3, 5, 0),
-                                   ("swapping", 5, 7, 0), ("decode", 7, 9, 2)]
-    assert emitted(schedule) == {"A": [2, 3, 4, 5], "B": [2, 3, 8, 9]}
+    assert segs(schedule, "B") == [("prefill", 0, 1, 2), ("decode", 1, 4, 3), ("swapped", 4, 5, 0),
+                                   ("swapping", 5, 7, 0), ("decode", 7, 8, 1)]
+    assert emitted(schedule) == {"A": [2, 3, 4, 5], "B": [2, 3, 4, 8]}
     b = timeline(schedule, "B")
     assert (b.preemptions, b.recomputed, b.swapped_blocks) == (1, 0, 2)
-    assert b.kv == [(0, 1), (1, 2), (3, 0), (5, 2), (7, 3), (9, 0)]
-    assert schedule.events == [(3, "swap_out", 1), (5, "swap_in", 1)]
+    assert b.kv == [(0, 1), (2, 2), (4, 0), (5, 2), (7, 3), (8, 0)]
+    assert schedule.events == [(4, "swap_out", 1), (5, "swap_in", 1)]
     assert per_tick(schedule, "running")[5] == per_tick(schedule, "running")[6] == 1
 
 
 def test_first_token_from_prefill_with_a_recompute():
-    # Engine mode: a completed prefill emits a token. t0: both prefill and emit (at 1). t1: each holds 3 tokens,
-    # its next makes 4: a 2nd block each (4 used); decode, emitted 2. t2: A's next makes 5: 3rd block, none free:
-    # B (2 tokens made) is preempted; A decodes t2, t3. B (ceil(4 / 2) = 2 blocks) is back at t4: its recompute
-    # prefill of 4 tokens emits its 3rd token (at 5); t5: a 3rd block, its last token (at 6).
+    # Engine mode: a completed prefill emits a token. t0: both prefill and emit (at 1). t1: each feeds its token
+    # 1 (3 tokens of KV): a 2nd block each (4 used); emitted 2. t2: 4 tokens fit. t3: A feeds its 3rd token: a
+    # 3rd block, none free: B (3 tokens made) is preempted; A makes its last token. B (ceil(5 / 2) = 3 blocks)
+    # is back at t4: its recompute prefill of 5 tokens emits its 4th and last token (at 5).
     schedule = run(OVERCOMMIT_ROWS, Config(8, kv_blocks=4, block_size=2, first_token="prefill"),
                    kv_admission="overcommit")
     assert segs(schedule, "A") == [("prefill", 0, 1, 2), ("decode", 1, 4, 3)]
-    assert segs(schedule, "B") == [("prefill", 0, 1, 2), ("decode", 1, 2, 1), ("preempted", 2, 4, 0),
-                                   ("prefill", 4, 5, 4), ("decode", 5, 6, 1)]
-    assert emitted(schedule) == {"A": [1, 2, 3, 4], "B": [1, 2, 5, 6]}
+    assert segs(schedule, "B") == [("prefill", 0, 1, 2), ("decode", 1, 3, 2), ("preempted", 3, 4, 0),
+                                   ("prefill", 4, 5, 5)]
+    assert emitted(schedule) == {"A": [1, 2, 3, 4], "B": [1, 2, 3, 5]}
     b = timeline(schedule, "B")
-    assert (b.preemptions, b.recomputed, b.first_token, b.completion) == (1, 4, 1, 6)
-    assert b.kv == [(0, 1), (1, 2), (2, 0), (4, 2), (5, 3), (6, 0)]
+    assert (b.preemptions, b.recomputed, b.first_token, b.completion) == (1, 5, 1, 5)
+    assert b.kv == [(0, 1), (1, 2), (3, 0), (4, 3), (5, 0)]
 
 
 def test_a_request_larger_than_the_whole_cache_is_rejected_at_arrival():
-    # 2 blocks of 2: R needs ceil((3 + 2) / 2) = 3 blocks, more than the cache; OK needs 2 and runs.
-    schedule = run([("OK", 0, 2, 1), ("R", 1, 3, 2)], Config(8, kv_blocks=2, block_size=2))
+    # 2 blocks of 2: R's last token feeds no KV, so it holds at most 3 + 3 - 1 tokens: ceil(5 / 2) = 3 blocks,
+    # more than the cache; OK needs 1 and runs.
+    schedule = run([("OK", 0, 2, 1), ("R", 1, 3, 3)], Config(8, kv_blocks=2, block_size=2))
     r = timeline(schedule, "R")
     assert (r.finish_reason, r.reject_reason, r.segments) == ("rejected", {"blocks": 3, "capacity": 2}, [])
     assert schedule.events == [(1, "reject", 1)]
@@ -418,16 +420,17 @@ def test_timeout_stops_a_running_and_a_waiting_request():
 
 
 def test_cancel_of_a_request_swapping_in():
-    # budget 4, chunk 3, 3 blocks of 4, overcommit + swap, swap_cost 2. t0: r0 prefills 1 (1 block). t1: r0 decodes.
-    # t2: r1 arrives, takes 2 blocks (prompt 5) and its first chunk of 3; t3: its last 2. t4: r0's 5th token needs
-    # a 2nd block, none free: r1 (latest) swaps out with 0 tokens made; r0 takes a block and makes its last token
+    # budget 4, chunk 3, 3 blocks of 4, overcommit + swap, swap_cost 2. t0: r0 prefills 2 (1 block). t1: r0 decodes.
+    # t2: r1 arrives, takes 2 blocks (prompt 5) and its first chunk of 3; t3: its last 2. t4: r0 feeds its 3rd token,
+    # the 5th of its KV: a 2nd block, none free: r1 (latest) swaps out with 0 tokens made; r0 takes a block and makes
+    # its last token
     # (emitted 5); r1 cannot come back (1 block free). t5: r1 swaps in (t5, t6). Stopped at 6 while swapping in (it
     # holds its slot): it stays for t6 and leaves at 7, never having emitted a token.
-    rows = [{"name": "r0", "arrival": 0, "prompt": 1, "output": 4},
+    rows = [{"name": "r0", "arrival": 0, "prompt": 2, "output": 4},
             {"name": "r1", "arrival": 2, "prompt": 5, "output": 1, "cancel_at": 6}]
     schedule = run(rows, Config(4, kv_blocks=3, block_size=4, swap_cost=2),
                    chunk_size=3, kv_admission="overcommit", preempt="swap")
-    assert segs(schedule, "r0") == [("prefill", 0, 1, 1), ("decode", 1, 5, 4)]
+    assert segs(schedule, "r0") == [("prefill", 0, 1, 2), ("decode", 1, 5, 4)]
     assert emitted(schedule) == {"r0": [2, 3, 4, 5], "r1": []}
     assert schedule.events == [(4, "swap_out", 1), (5, "swap_in", 1), (6, "cancel", 1)]
     r1 = timeline(schedule, "r1")
@@ -440,16 +443,17 @@ def test_cancel_of_a_request_swapping_in():
 # -- runs that must end -----------------------------------------------------------------------------------------------
 
 def test_prefill_first_with_overcommit_ends():
-    # 7 blocks of 1, budget 4. t3: X prefills (2 blocks). t4, t5: X decodes (3rd, 4th blocks). t6: Y arrives: a
-    # prefill-only tick (Y takes 2 blocks, 6 used; X stalls and, not decoding, takes no block). t7: no prefill work,
-    # a decode tick: X takes the last block for its 5th token; Y's 3rd token finds none: Y (latest) is preempted
-    # (0 made) and X makes its last token. t8: Y comes back and prefills 2; t9..t11 it decodes.
-    schedule = run([("X", 3, 2, 3), ("Y", 6, 2, 3)], Config(4, kv_blocks=7, block_size=1),
-                       mixing="prefill-first", kv_admission="overcommit")
-    assert segs(schedule, "X") == [("prefill", 3, 4, 2), ("decode", 4, 6, 2), ("stalled", 6, 7, 0), ("decode", 7, 8, 1)]
-    assert segs(schedule, "Y") == [("prefill", 6, 7, 2), ("preempted", 7, 8, 0), ("prefill", 8, 9, 2),
-                                   ("decode", 9, 12, 3)]
-    assert emitted(schedule) == {"X": [5, 6, 8], "Y": [10, 11, 12]}
+    # 5 blocks of 1, budget 4. t3: X prefills (2 blocks). t4: X decodes its 1st token. t5: X's next decode will
+    # feed it: a 3rd block; Y arrives: a prefill-only tick (Y takes 2 blocks, 5 used; X stalls). t6: no prefill
+    # work, a decode tick: X's 2nd token, Y's 1st. t7: X feeds its 2nd token and needs a 4th block, none free: Y
+    # (latest, 1 made) is preempted and X makes its last token. t8: Y comes back and prefills 2 + 1 tokens; t9,
+    # t10 it decodes (a 4th block at t10).
+    schedule = run([("X", 3, 2, 3), ("Y", 5, 2, 3)], Config(4, kv_blocks=5, block_size=1),
+                   mixing="prefill-first", kv_admission="overcommit")
+    assert segs(schedule, "X") == [("prefill", 3, 4, 2), ("decode", 4, 5, 1), ("stalled", 5, 6, 0), ("decode", 6, 8, 2)]
+    assert segs(schedule, "Y") == [("prefill", 5, 6, 2), ("decode", 6, 7, 1), ("preempted", 7, 8, 0),
+                                   ("prefill", 8, 9, 3), ("decode", 9, 11, 2)]
+    assert emitted(schedule) == {"X": [5, 7, 8], "Y": [7, 10, 11]}
 
 
 def test_speculative_decoding_with_overcommit_ends():
@@ -515,20 +519,20 @@ def test_preemptive_priority_with_overcommit_ends():
 
 
 def test_swap_in_with_no_swap_cost_keeps_a_whole_timeline():
-    # budget 2, 2 blocks of 2, swap, swap_cost 0. t0: r0, r1 prefill 1 each (1 block each). t1: both decode (2nd
-    # token fits). t2: r0's 3rd token needs a 2nd block: r1 (latest, 1 block) swaps out; r0 makes its last token;
-    # r1 cannot come back (0 free). t3: r1 swaps in (its block, no copy time) after t3's decodes, so it holds its
-    # slot in t3 without decoding; t4: a 2nd block and its last token (emitted 5).
-    schedule = run([("r0", 0, 1, 2), ("r1", 0, 1, 2)], Config(2, kv_blocks=2, block_size=2, swap_cost=0),
+    # budget 2, 2 blocks of 2, swap, swap_cost 0. t0: r0, r1 prefill 1 each (1 block each). t1, t2: both decode
+    # (2 tokens of KV fit). t3: r0 feeds its 2nd token and needs a 2nd block: r1 (latest, 1 block) swaps out; r0
+    # makes its last token; r1 cannot come back (0 free). t4: r1 swaps in (its block, no copy time) after t4's
+    # decodes, so it holds its slot in t4 without decoding; t5: a 2nd block and its last token (emitted 6).
+    schedule = run([("r0", 0, 1, 3), ("r1", 0, 1, 3)], Config(2, kv_blocks=2, block_size=2, swap_cost=0),
                    kv_admission="overcommit", preempt="swap")
-    assert emitted(schedule) == {"r0": [2, 3], "r1": [2, 5]}
-    assert schedule.events == [(2, "swap_out", 1), (3, "swap_in", 1)]
-    assert per_tick(schedule, "running") == {0: 2, 1: 2, 2: 1, 3: 1, 4: 1}
+    assert emitted(schedule) == {"r0": [2, 3, 4], "r1": [2, 3, 6]}
+    assert schedule.events == [(3, "swap_out", 1), (4, "swap_in", 1)]
+    assert per_tick(schedule, "running") == {0: 2, 1: 2, 2: 2, 3: 1, 4: 1, 5: 1}
     r1 = segs(schedule, "r1")
-    assert r1[:3] == [("prefill", 0, 1, 1), ("decode", 1, 2, 1), ("swapped", 2, 3, 0)]
-    assert r1[-1] == ("decode", 4, 5, 1)
+    assert r1[:3] == [("prefill", 0, 1, 1), ("decode", 1, 3, 2), ("swapped", 3, 4, 0)]
+    assert r1[-1] == ("decode", 5, 6, 1)
     assert all(a[2] == b[1] for a, b in zip(r1, r1[1:]))
-    assert all(phase in SLOT_PHASES for phase, start, *_ in r1 if start == 3)
+    assert all(phase in SLOT_PHASES for phase, start, *_ in r1 if start == 4)
 
 
 # -- CUDA-graph buckets -------------------------------------------------------------------------------------------
@@ -574,10 +578,10 @@ def test_static_prefill_over_several_ticks():
 
 
 def test_static_batch_limited_by_the_kv_cache():
-    # 3 blocks of 4: A reserves ceil(9 / 4) = 3, so B cannot join and A runs alone (t0 prefill, t1..t5). At 6
-    # B (1 block) and C (2 blocks) form the next batch: prompts 2, 3 padded to 3 (1 padding), decode t7, t8
-    # together, then C alone t9, t10 with B's slot as padding.
-    schedule = run(SEED_ROWS, Config(8, kv_blocks=3, block_size=4), batching="static")
+    # 3 blocks of 3: A reserves all it will hold, ceil((4 + 5 - 1) / 3) = 3, so B cannot join and A runs alone
+    # (t0 prefill, t1..t5). At 6 B (1 block) and C (2 blocks) form the next batch: prompts 2, 3 padded to 3
+    # (1 padding), decode t7, t8 together, then C alone t9, t10 with B's slot as padding.
+    schedule = run(SEED_ROWS, Config(8, kv_blocks=3, block_size=3), batching="static")
     assert segs(schedule, "A") == [("prefill", 0, 1, 4), ("decode", 1, 6, 5)]
     assert segs(schedule, "B") == [("queued", 0, 6, 0), ("prefill", 6, 7, 2), ("decode", 7, 9, 2),
                                    ("padding", 9, 11, 2)]
@@ -783,12 +787,12 @@ def test_feature_invariants(scenario):
             assert segments[0].start == request.arrival
         assert times == sorted(times)
         rejected = (config.kv_blocks is not None
-                    and math.ceil((request.prompt + request.output) / config.block_size) > config.kv_blocks)
+                    and math.ceil((request.prompt + request.output - 1) / config.block_size) > config.kv_blocks)
         stop = stop_time(request, policy)
         assert (tl.finish_reason == "rejected") == rejected  # rejected at arrival, before any stop
         if tl.finish_reason == "rejected":
             assert rejected and segments == [] and times == []
-            assert tl.reject_reason == {"blocks": math.ceil((request.prompt + request.output) / config.block_size),
+            assert tl.reject_reason == {"blocks": math.ceil((request.prompt + request.output - 1) / config.block_size),
                                         "capacity": config.kv_blocks}
         elif tl.finish_reason == "cancelled":
             assert tl.cancel_time == stop

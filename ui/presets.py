@@ -67,7 +67,7 @@ PRESETS = {p.key: p for p in (
     Preset("long_prompt", _long_prompt,
            Config(128, cost=CostModel("linear", c0=5.0, c_prefill=0.5, c_decode=0.5, c_attn=0.0)),
            CONTINUOUS, Policy(chunk_size=16)),
-    Preset("kv_thrash", lambda: generate(10, rate=1.0, prompt=Fixed(8), output=Fixed(24), seed=41),
+    Preset("kv_thrash", lambda: generate(10, rate=1.0, prompt=Fixed(8), output=Fixed(25), seed=41),
            Config(32, kv_blocks=16, block_size=4), CONTINUOUS, Policy(kv_admission="overcommit")),
     Preset("vip", _vip, Config(16, max_seqs=4), CONTINUOUS, Policy(order="priority", preemptive_priority=True)),
     Preset("user_stop", _stops, Config(16)),

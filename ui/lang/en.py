@@ -244,8 +244,9 @@ TEXTS = {
         "ms, at the price of a later document and a few more iterations."),
     "preset_kv_thrash": "KV too small: overcommit and recompute vs reservation",
     "preset_kv_thrash_note": (
-        "A cache of 16 blocks (64 tokens) for requests that grow to 32 tokens each. A reserves prompt + "
-        "output: two run at a time, never preempted. B overcommits: many start at once, then run out of "
+        "A cache of 16 blocks (64 tokens) for requests that grow to 32 tokens of KV each (8 + 25 - 1: the last "
+        "token needs none). A reserves all of it at admission: two run at a time, never preempted. B "
+        "overcommits: many start at once, then run out of "
         "blocks and preempt the latest arrivals, which prefill their whole context again — look at the KV "
         "chart's preemption marks, the recomputed tokens and the stretched TPOT."),
     "preset_vip": "VIP tenant",

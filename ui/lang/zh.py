@@ -240,8 +240,8 @@ TEXTS = {
         "毫秒，代价是文档稍晚完成、iteration 稍多。"),
     "preset_kv_thrash": "KV 太小：超额分配与重算 vs 预留",
     "preset_kv_thrash_note": (
-        "cache 只有 16 个 block（64 个 token），每个请求会增长到 32 个 "
-        "token。A 预留 prompt + 输出：一次只跑两个，从不被抢占。B "
+        "cache 只有 16 个 block（64 个 token），每个请求的 KV 会增长到 32 个 "
+        "token（8 + 25 - 1：最后一个 token 不需要 KV）。A 在接纳时全部预留：一次只跑两个，从不被抢占。B "
         "超额分配：很多请求同时开始，随后 block 用完，抢占最晚到达的请求，它们要重新 "
         "prefill 整个上下文——看 KV 图上的抢占标记、重算的 token 数和被拉长的 "
         "TPOT。"),
