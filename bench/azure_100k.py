@@ -15,9 +15,9 @@ from pathlib import Path
 
 from common import ROOT, SHARED, median_time
 
-from sim.generate import resample
-from sim.importers import ImportOptions, import_azure
-from sim.trace import write_csv
+from sim.trace.generate import resample
+from sim.trace.importers import ImportOptions, import_azure
+from sim.trace.trace import write_csv
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--runs", type=int, default=3)
@@ -30,7 +30,7 @@ if not source_path.exists():
 source = import_azure(source_path.read_bytes(), ImportOptions(ms_per_tick=10)).trace
 
 # Run the CLI in a child that reports its own peak memory (ru_maxrss, KiB on Linux) after it finishes.
-CHILD = ("import resource, sys; from sim.__main__ import main; "
+CHILD = ("import resource, sys; from sim.cli import main; "
          "code = main(sys.argv[1:]); "
          "print('maxrss_kib', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr); "
          "sys.exit(code)")

@@ -18,7 +18,7 @@ import time
 
 from common import ROOT
 
-from sim.generate import Uniform, generate
+from sim.trace.generate import Uniform, generate
 from tests.browser_kit import CHROMIUM, CHROMIUM_ARGS, streamlit_server
 
 STALE_TEXT = "The trace or budgets changed since this run"

@@ -15,8 +15,8 @@ from pathlib import Path
 
 from common import cli, median_time, seed_reference
 
-from sim.generate import Uniform, generate
-from sim.trace import write_csv
+from sim.trace.generate import Uniform, generate
+from sim.trace.trace import write_csv
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--runs", type=int, default=3)

@@ -10,9 +10,9 @@ import os
 
 from common import median_time
 
-from sim.config import SLO, Config, Policy
-from sim.generate import Uniform, generate
-from sim.sweep import Entry, knees, sweep
+from sim.core.config import SLO, Config, Policy
+from sim.report.sweep import Entry, knees, sweep
+from sim.trace.generate import Uniform, generate
 
 
 def main():

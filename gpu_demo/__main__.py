@@ -4,11 +4,11 @@ from __future__ import annotations
 import json
 import sys
 
-from sim.__main__ import InputError, Parser, add_run_options, config_and_policy, load_trace
-from sim.config import ConfigError
-from sim.export import run_json
-from sim.metrics import compute
-from sim.trace import TraceError
+from sim.cli import InputError, Parser, add_run_options, config_and_policy, load_trace
+from sim.core.config import ConfigError
+from sim.report.export import run_json
+from sim.report.metrics import compute
+from sim.trace.trace import TraceError
 
 from .engine import Stopped
 from .train import STEPS

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import statistics
 
-from sim.config import Config, Policy
-from sim.generate import Uniform, generate
+from sim.core.config import Config, Policy
+from sim.trace.generate import Uniform, generate
 
 from .engine import run
 from .loading import load_model

@@ -10,12 +10,12 @@ from dataclasses import dataclass, field, replace
 
 import torch
 
-from sim.config import Config, ConfigError, Policy
-from sim.kv import blocks_for
-from sim.policies import make_scheduler
-from sim.schedule import Schedule
-from sim.scheduler import Scheduler
-from sim.trace import Problem, Trace, TraceError
+from sim.core.config import Config, ConfigError, Policy
+from sim.core.kv import blocks_for
+from sim.core.policies import make_scheduler
+from sim.core.schedule import Schedule
+from sim.core.scheduler import Scheduler
+from sim.trace.trace import Problem, Trace, TraceError
 
 from .kv_cache import PagedKVCache
 from .model import GPT, PackedBatch, forward_packed

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import torch
 
-from sim.config import Config, CostModel, Policy
-from sim.engine import simulate
-from sim.schedule import Schedule
-from sim.trace import validate
+from sim.core.config import Config, CostModel, Policy
+from sim.core.engine import simulate
+from sim.core.schedule import Schedule
+from sim.trace.trace import validate
 
 from .engine import EngineRun
 

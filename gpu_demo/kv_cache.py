@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import torch
 
-from sim.kv import BlockManager
+from sim.core.kv import BlockManager
 
 from .model import GPTConfig
 

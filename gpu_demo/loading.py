@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import torch
 
-from sim.config import ConfigError
+from sim.core.config import ConfigError
 
 from .engine import pick_device
 from .model import GPT, GPTConfig

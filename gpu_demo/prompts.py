@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from functools import lru_cache
 
-from sim.trace import Trace, validate
+from sim.trace.trace import Trace, validate
 
 from .train import corpus
 

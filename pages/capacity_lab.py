@@ -3,9 +3,9 @@ from functools import partial
 
 import streamlit as st
 
-from sim.config import SLO
-from sim.sweep import MAX_POINTS, SweepError, knees, parse_values, sweep_csv
-from sim.trace import TraceError, write_csv
+from sim.core.config import SLO
+from sim.report.sweep import MAX_POINTS, SweepError, knees, parse_values, sweep_csv
+from sim.trace.trace import TraceError, write_csv
 from ui import capacity, lab_state
 from ui.boot import through_app
 from ui.charts import sweep_chart

@@ -1,8 +1,8 @@
 """Home: continuous batching in a few sentences, a live picture of the worked example, links to every page."""
 import streamlit as st
 
-from sim.config import Config
-from sim.trace import SEED_BUDGET
+from sim.core.config import Config
+from sim.trace.trace import SEED_BUDGET
 from ui.boot import through_app
 from ui.charts import gantt
 from ui.i18n import t

@@ -1,8 +1,8 @@
 """Metrics guide: what each metric means, its formula, drawn on a request of the worked example."""
 import streamlit as st
 
-from sim.config import Config
-from sim.trace import SEED_BUDGET
+from sim.core.config import Config
+from sim.trace.trace import SEED_BUDGET
 from ui.boot import through_app
 from ui.charts import request_anatomy
 from ui.i18n import t

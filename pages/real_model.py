@@ -1,9 +1,9 @@
 """Real model: a tiny transformer with a paged KV cache, served by the same schedulers, measured."""
 import streamlit as st
 
-from sim.config import ConfigError, Policy
-from sim.metrics import compute
-from sim.trace import TraceError
+from sim.core.config import ConfigError, Policy
+from sim.report.metrics import compute
+from sim.trace.trace import TraceError
 from ui import lab_results, lab_state, presenter
 from ui.boot import through_app
 from ui.i18n import t

@@ -3,8 +3,8 @@ from functools import partial
 
 import streamlit as st
 
-from sim.config import ConfigError
-from sim.trace import TraceError, csv_table, write_csv, write_json
+from sim.core.config import ConfigError
+from sim.trace.trace import TraceError, csv_table, write_csv, write_json
 from ui import lab_results, lab_state, presenter
 from ui.boot import through_app
 from ui.i18n import t

@@ -1,8 +1,8 @@
 """Worked example: the seed's trace under static and continuous batching, told tick by tick from time 0."""
 import streamlit as st
 
-from sim.config import Config, Policy
-from sim.trace import SEED_BUDGET
+from sim.core.config import Config, Policy
+from sim.trace.trace import SEED_BUDGET
 from ui import lab_state, story
 from ui.boot import through_app
 from ui.charts import budget_chart, gantt

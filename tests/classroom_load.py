@@ -19,8 +19,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sim.config import Config, Policy
-from sim.trace import Request, Trace
+from sim.core.config import Config, Policy
+from sim.trace.trace import Request, Trace
 from tests.browser_kit import CHROMIUM, CHROMIUM_ARGS
 from ui.scenario import Scenario, encode
 

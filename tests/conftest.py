@@ -3,7 +3,7 @@ from pathlib import Path
 
 import pytest
 
-from sim.trace import validate
+from sim.trace.trace import validate
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 

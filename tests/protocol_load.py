@@ -36,7 +36,7 @@ from streamlit.proto.WidgetStates_pb2 import WidgetState
 from streamlit.runtime.state.common import user_key_from_element_id
 from websockets.asyncio.client import connect
 
-from sim.config import Config, Policy
+from sim.core.config import Config, Policy
 from tests.classroom_load import NAME, WALK, Pace, Report, session_trace
 from ui.scenario import QUERY_KEY, Scenario, encode
 

@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from sim.config import Config, Policy
-from sim.trace import validate
+from sim.core.config import Config, Policy
+from sim.trace.trace import validate
 from ui.scenario import Scenario, encode
 
 APP = str(Path(__file__).resolve().parents[1] / "classroom.py")  # the script app.py serves
@@ -250,7 +250,7 @@ def test_html_in_a_request_name_stays_text():
     at.session_state["trace"] = {"edited_rows": {0: {"name": "<img src=x onerror=alert(1)>"}}, "added_rows": [],
                                  "deleted_rows": []}
     at.run()
-    at.number_input(key="w_lab_kv_blocks").set_value(2).run()  # too few blocks for A: a warning names it
+    at.number_input(key="w_lab_kv_blocks").set_value(1).run()  # too few blocks for A: a warning names it
     assert not at.exception
     named = [w.value for w in at.warning if "rejected" in w.value]
     assert named and all("\\<img" in text and not re.search(r"(?<!\\)<", text) for text in named)  # escaped
@@ -382,7 +382,7 @@ def test_real_model_page_names_a_budget_too_small_for_a_prompt():
 
 
 def test_real_model_page_bounds_the_lab_trace_it_serves():
-    from sim.generate import Uniform, generate
+    from sim.trace.generate import Uniform, generate
     from ui.lab_state import frame
 
     at = open_page("pages/real_model.py")
@@ -424,7 +424,7 @@ def test_a_run_in_milliseconds_labels_rates_and_sentences_in_ms():
 
 
 def test_prompts_over_the_budget_matter_only_to_a_policy_without_chunked_prefill():
-    from sim.trace import SEED_CSV, read_csv
+    from sim.trace.trace import SEED_CSV, read_csv
     from ui import lab_state
     trace, config = read_csv(SEED_CSV), Config(3)  # A's prompt of 4 and nothing else is over 3
     chunked = Policy("continuous", chunk_size=2)
@@ -436,7 +436,7 @@ def test_prompts_over_the_budget_matter_only_to_a_policy_without_chunked_prefill
 def test_the_lab_settings_are_configs_fields_and_round_trip():
     from dataclasses import fields
 
-    from sim.config import SLO, ConfigError, CostModel
+    from sim.core.config import SLO, ConfigError, CostModel
     from ui.lab_state import LabSettings, flat
     names = [f.name for f in fields(LabSettings)]
     assert names == [*flat(Config()), "policy_a", "policy_b"]  # one field a Config field, nested ones flattened
@@ -453,7 +453,7 @@ def test_the_lab_settings_are_configs_fields_and_round_trip():
 def test_the_policy_form_is_made_from_policys_fields_and_round_trips():
     from dataclasses import fields
 
-    from sim.config import ConfigError
+    from sim.core.config import ConfigError
     from ui.lab_state import policy_value, policy_widget_values
     from ui.policy_form import LEFT, RIGHT, ROW
     assert sorted(LEFT + RIGHT + ROW) == sorted(f.name for f in fields(Policy) if f.name != "batching")

@@ -6,11 +6,11 @@ import plotly.graph_objects as go
 import plotly.io
 import pytest
 
-from sim.config import Config, Policy
-from sim.engine import simulate
-from sim.generate import Uniform, generate
-from sim.sweep import Entry, knees, sweep
-from sim.trace import validate
+from sim.core.config import Config, Policy
+from sim.core.engine import simulate
+from sim.report.sweep import Entry, knees, sweep
+from sim.trace.generate import Uniform, generate
+from sim.trace.trace import validate
 from ui import charts
 
 ROWS = [{"name": "A", "arrival": 0, "prompt": 4, "output": 5}, {"name": "<b>B</b>", "arrival": 0, "prompt": 2,

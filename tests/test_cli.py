@@ -50,10 +50,10 @@ def test_run_json_has_every_field(tmp_path):
 
 def test_run_json_keeps_full_precision(tmp_path):
     """--json rounds nothing: every figure is the metric itself (only the text tables round)."""
-    from sim.config import Config, CostModel
-    from sim.engine import simulate
-    from sim.metrics import compute
-    from sim.trace import read_csv
+    from sim.core.config import Config, CostModel
+    from sim.core.engine import simulate
+    from sim.report.metrics import compute
+    from sim.trace.trace import read_csv
 
     path = write(tmp_path, "name,arrival,prompt,output\nA,0,4,5\nB,0,2,2\nC,3,3,4\n")
     out = cli("run", "--trace", path, "--policy", "continuous", "--token-budget", "8", "--cost-model", "linear",
@@ -126,7 +126,7 @@ def test_generate_then_run_round_trip(tmp_path):
 
 
 def test_cli_imports_no_heavy_libraries(tmp_path):
-    code = ("import sys, sim.__main__ as m; m.main(['example', 'seed']); "
+    code = ("import sys, sim.cli as m; m.main(['example', 'seed']); "
             "print(sorted({'torch', 'streamlit', 'plotly', 'numpy', 'pandas'} & set(sys.modules)))")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert out.stdout.strip().splitlines()[-1] == "[]"

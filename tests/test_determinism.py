@@ -9,11 +9,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-from sim.config import ORDERS, POLICIES, Config, Policy
-from sim.engine import simulate
-from sim.export import run_json
-from sim.metrics import compute
-from sim.trace import validate
+from sim.core.config import ORDERS, POLICIES, Config, Policy
+from sim.core.engine import simulate
+from sim.report.export import run_json
+from sim.report.metrics import compute
+from sim.trace.trace import validate
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -12,14 +12,14 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from sim.config import SLO, STATIC_UNSUPPORTED, Config, ConfigError, CostModel, Policy
-from sim.engine import run as run_scheduler
-from sim.engine import simulate
-from sim.export import run_json
-from sim.metrics import compute
-from sim.policies import make_scheduler
-from sim.schedule import SLOT_PHASES
-from sim.trace import TraceError, validate
+from sim.core.config import SLO, STATIC_UNSUPPORTED, Config, ConfigError, CostModel, Policy
+from sim.core.engine import run as run_scheduler
+from sim.core.engine import simulate
+from sim.core.policies import make_scheduler
+from sim.core.schedule import SLOT_PHASES
+from sim.report.export import run_json
+from sim.report.metrics import compute
+from sim.trace.trace import TraceError, validate
 from tests.conftest import SEED_ROWS, make_trace
 
 

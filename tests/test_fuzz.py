@@ -14,10 +14,10 @@ import streamlit
 from hypothesis import HealthCheck, assume, currently_in_test_context, event, example, given, settings
 from hypothesis import strategies as st
 
-from sim.config import Config
-from sim.export import csv_text
-from sim.importers import FORMATS, ImportOptions, import_trace
-from sim.trace import (
+from sim.core.config import Config
+from sim.report.export import csv_text
+from sim.trace.importers import FORMATS, ImportOptions, import_trace
+from sim.trace.trace import (
     COLUMNS,
     MAX_NAME,
     MAX_TEXT,

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sim.generate import Fixed, LogNormal, Uniform, bursty, generate, poisson, resample
-from sim.trace import Trace, validate
+from sim.trace.generate import Fixed, LogNormal, Uniform, bursty, generate, poisson, resample
+from sim.trace.trace import Trace, validate
 
 TRACES = Path(__file__).resolve().parents[1].parent / "shared" / "traces"
 
@@ -148,7 +148,7 @@ def test_resample_makes_a_100k_trace_shaped_like_azure_conv():
     path = TRACES / "AzureLLMInferenceTrace_conv.csv"
     if not path.exists():
         pytest.skip(f"real traces not present at {TRACES}")
-    from sim.importers import import_azure
+    from sim.trace.importers import import_azure
 
     source = import_azure(path.read_text()).trace
     trace = resample(source, 100_000, seed=0)

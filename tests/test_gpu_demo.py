@@ -12,8 +12,8 @@ from gpu_demo.engine import run
 from gpu_demo.loading import load_model
 from gpu_demo.model import GPT, GPTConfig
 from gpu_demo.train import CARD, WEIGHTS
-from sim.config import Config, ConfigError, Policy
-from sim.trace import TraceError, validate
+from sim.core.config import Config, ConfigError, Policy
+from sim.trace.trace import TraceError, validate
 
 ROOT = Path(__file__).resolve().parents[1]
 PROMPTS = [b"def add(a, b):\n    return", b"import os\n", b"class Node:\n    def __init__(self):", b"for i in range(",

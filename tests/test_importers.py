@@ -9,7 +9,7 @@ import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
-from sim.importers import (
+from sim.trace.importers import (
     CSV_COLUMNS,
     FORMATS,
     ImportOptions,
@@ -19,7 +19,7 @@ from sim.importers import (
     import_mooncake,
     import_trace,
 )
-from sim.trace import MAX_TOKENS, TraceError
+from sim.trace.trace import MAX_TOKENS, TraceError
 
 TRACES = Path(__file__).resolve().parents[1].parent / "shared" / "traces"
 

@@ -4,12 +4,12 @@ from dataclasses import replace
 from hypothesis import event, example, given, settings
 from hypothesis import strategies as st
 
-from sim.config import ORDERS, POLICIES, PREEMPT, Config, Policy
-from sim.engine import run, simulate
-from sim.export import run_json
-from sim.metrics import compute
-from sim.policies import make_scheduler
-from sim.trace import validate
+from sim.core.config import ORDERS, POLICIES, PREEMPT, Config, Policy
+from sim.core.engine import run, simulate
+from sim.core.policies import make_scheduler
+from sim.report.export import run_json
+from sim.report.metrics import compute
+from sim.trace.trace import validate
 from tests.conftest import make_trace
 
 
@@ -194,7 +194,7 @@ def test_merged_ticks_equal_one_tick_at_a_time_with_every_option(scenario):
 @settings(max_examples=200, deadline=None)
 @given(st.dictionaries(st.integers(0, 50) | st.floats(0, 50, allow_nan=False), st.integers(0, 20), max_size=12))
 def test_weighted_percentiles_equal_the_listed_ones(counts):
-    from sim.metrics import percentiles, weighted_percentiles
+    from sim.report.metrics import percentiles, weighted_percentiles
 
     listed = [value for value, n in counts.items() for _ in range(n)]
     assert weighted_percentiles(counts) == percentiles(listed)
@@ -206,7 +206,7 @@ def test_emitted_ranges_list_the_same_ticks_and_gaps(scenario, preempting):
     """emitted() keeps a run of consecutive ticks as a range; as lists, its ticks and gap counts are the same."""
     from collections import Counter
 
-    from sim.metrics import gap_counts
+    from sim.report.metrics import gap_counts
 
     trace, config, policy = scenario
     if preempting:  # a paged cache small enough to preempt: requests then emit in several pieces

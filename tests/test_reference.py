@@ -4,9 +4,9 @@ import random
 
 import pytest
 
-from sim.config import Config
-from sim.engine import simulate
-from sim.metrics import compute
+from sim.core.config import Config
+from sim.core.engine import simulate
+from sim.report.metrics import compute
 from tests.conftest import make_trace, shared_path
 
 

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sim.config import POLICIES, SLO, Config
-from sim.trace import Trace, validate
+from sim.core.config import POLICIES, SLO, Config
+from sim.trace.trace import Trace, validate
 from tests.conftest import SEED_ROWS, make_trace
 from ui.scenario import (
     CODES,

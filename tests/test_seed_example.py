@@ -1,9 +1,9 @@
 """The design document's worked example, figure for figure (its first acceptance test)."""
 import pytest
 
-from sim.config import Config
-from sim.engine import simulate
-from sim.metrics import compute, inter_token_gaps
+from sim.core.config import Config
+from sim.core.engine import simulate
+from sim.report.metrics import compute, inter_token_gaps
 from tests.conftest import SEED_ROWS, make_trace
 
 SEED = {

@@ -1,10 +1,10 @@
 """The worked example's story (ui/story.py): what is known at each time, the rules said once, the play."""
 import pytest
 
-from sim.config import Config
-from sim.engine import simulate
-from sim.metrics import compute
-from sim.trace import SEED_BUDGET
+from sim.core.config import Config
+from sim.core.engine import simulate
+from sim.report.metrics import compute
+from sim.trace.trace import SEED_BUDGET
 from tests.conftest import SEED_ROWS, make_trace
 from ui import story
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from sim.schedule import PHASES
+from sim.core.schedule import PHASES
 from ui import story
 from ui.charts import EVENT_MARKERS
 from ui.strings import STRINGS
@@ -16,7 +16,7 @@ from ui.tables import EXTRA, OVERALL, PER_REQUEST
 
 ROOT = Path(__file__).resolve().parents[1]
 CODE = [*sorted((ROOT / "ui").glob("*.py")), *sorted((ROOT / "pages").glob("*.py")), ROOT / "classroom.py"]
-SIM = sorted((ROOT / "sim").glob("*.py")) + sorted((ROOT / "gpu_demo").glob("*.py"))
+SIM = sorted((ROOT / "sim").rglob("*.py")) + sorted((ROOT / "gpu_demo").glob("*.py"))
 
 
 def fields(text: str) -> set[str] | None:

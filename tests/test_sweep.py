@@ -9,13 +9,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sim.config import SLO, Config, Policy
-from sim.engine import simulate
-from sim.generate import Uniform, generate
-from sim.metrics import compute
-from sim.prometheus import TTFT_BUCKETS, buckets_1_2_5, prometheus_text
-from sim.sweep import Entry, SweepError, knee, knees, parse_sweep, point, scale_arrivals, sweep
-from sim.trace import SEED_CSV, read_csv, validate
+from sim.core.config import SLO, Config, Policy
+from sim.core.engine import simulate
+from sim.report.metrics import compute
+from sim.report.prometheus import TTFT_BUCKETS, buckets_1_2_5, prometheus_text
+from sim.report.sweep import Entry, SweepError, knee, knees, parse_sweep, point, scale_arrivals, sweep
+from sim.trace.generate import Uniform, generate
+from sim.trace.trace import SEED_CSV, read_csv, validate
 from tests.test_cli import cli, write
 
 
@@ -252,7 +252,7 @@ def test_cli_sweep_bad_input(tmp_path, args, message):
 
 
 def test_idle_while_waiting_counts_budget_left_unused_while_a_request_waits():
-    from sim.metrics import idle_while_waiting
+    from sim.report.metrics import idle_while_waiting
     trace = read_csv(SEED_CSV)
     # Static, budget 8: A and B run ticks 0-5 (prefill 2 ticks, then decode); C waits from tick 3 to 8.
     schedule = simulate(trace, Config(8), Policy("static"))

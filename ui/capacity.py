@@ -12,10 +12,10 @@ from concurrent.futures.process import BrokenProcessPool
 import pandas as pd
 import streamlit as st
 
-from sim.config import KV_ADMISSION, ORDERS, POLICIES, PREEMPT, SLO, Config, ConfigError, Policy
-from sim.generate import Uniform, generate
-from sim.sweep import Entry, sweep, worker_pool
-from sim.trace import Trace
+from sim.core.config import KV_ADMISSION, ORDERS, POLICIES, PREEMPT, SLO, Config, ConfigError, Policy
+from sim.report.sweep import Entry, sweep, worker_pool
+from sim.trace.generate import Uniform, generate
+from sim.trace.trace import Trace
 
 from .i18n import t
 from .text import md_escape

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
-from sim.schedule import PHASES, Schedule, load_series
+from sim.core.schedule import PHASES, Schedule, load_series
 
 from . import presenter
 from .i18n import t

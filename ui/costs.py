@@ -1,6 +1,6 @@
 """The cost lesson: what continuous batching costs, each cost measured on a trace that shows it.
 
-Every figure here comes from a simulation under a latency model in milliseconds (`sim.config.CostModel`:
+Every figure here comes from a simulation under a latency model in milliseconds (`sim.core.config.CostModel`:
 an iteration takes c0 + c_prefill x prefill tokens + c_decode x decoding sequences + c_attn x context read),
 never from a constant. The lessons:
 1. prefill-decode interference: the worked example in ms; C's prefill lengthens the iteration in which A
@@ -18,14 +18,14 @@ from statistics import median
 
 import pandas as pd
 
-from sim.config import COST_PRESETS, Config, CostModel, Policy
-from sim.engine import run as run_scheduler
-from sim.engine import simulate
-from sim.generate import LogNormal, Uniform, generate
-from sim.metrics import Metrics, compute, inter_token_gaps
-from sim.policies import make_scheduler
-from sim.schedule import Schedule
-from sim.trace import SEED_BUDGET, SEED_CSV, Trace, read_csv, validate
+from sim.core.config import COST_PRESETS, Config, CostModel, Policy
+from sim.core.engine import run as run_scheduler
+from sim.core.engine import simulate
+from sim.core.policies import make_scheduler
+from sim.core.schedule import Schedule
+from sim.report.metrics import Metrics, compute, inter_token_gaps
+from sim.trace.generate import LogNormal, Uniform, generate
+from sim.trace.trace import SEED_BUDGET, SEED_CSV, Trace, read_csv, validate
 
 from . import charts
 from .i18n import t
@@ -34,7 +34,7 @@ from .i18n import t
 # the seed's tick; its arrivals are read as ticks of that length.
 EXAMPLE_COST = CostModel("linear", c0=5.0, c_prefill=2.0, c_decode=1.0, c_attn=0.0)
 MS_PER_TICK = 6
-# Lessons 2-5: a small GPU's coefficients (sim.config.COST_PRESETS).
+# Lessons 2-5: a small GPU's coefficients (sim.core.config.COST_PRESETS).
 GPU = COST_PRESETS["small-gpu"]
 LONG_PROMPT = 1000  # lesson 3: every tenth request carries a prompt this long, under a budget of 1,024
 

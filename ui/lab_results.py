@@ -6,11 +6,11 @@ from functools import partial
 
 import streamlit as st
 
-from sim.config import Policy
-from sim.export import chrome_trace, overall_csv, requests_csv, run_json
-from sim.metrics import Metrics
-from sim.prometheus import prometheus_text
-from sim.schedule import Schedule
+from sim.core.config import Policy
+from sim.core.schedule import Schedule
+from sim.report.export import chrome_trace, overall_csv, requests_csv, run_json
+from sim.report.metrics import Metrics
+from sim.report.prometheus import prometheus_text
 
 from .charts import GANTT_ROWS, budget_chart, gantt, kv_chart, load_chart
 from .i18n import t

@@ -7,8 +7,8 @@ from dataclasses import dataclass, field, fields
 import pandas as pd
 import streamlit as st
 
-from sim.config import COST_MODELS, FIRST_TOKEN_MODES, SLO, Config, ConfigError, CostModel, Policy
-from sim.trace import REQUIRED, SEED_CSV, TEXT_COLUMNS, Trace, TraceError, check_budget, read_csv, validate
+from sim.core.config import COST_MODELS, FIRST_TOKEN_MODES, SLO, Config, ConfigError, CostModel, Policy
+from sim.trace.trace import REQUIRED, SEED_CSV, TEXT_COLUMNS, Trace, TraceError, check_budget, read_csv, validate
 
 from .i18n import t
 from .scenario import ScenarioError, decode
@@ -266,7 +266,7 @@ def open_link(link: str | None) -> bool:
 
 def prompts_over_budget(trace: Trace, config: Config, chosen: tuple[Policy, Policy]) -> tuple:
     """The problems of prompts larger than the token budget, when a policy has no chunked prefill to admit
-    them piece by piece (the rule sim.trace.check_budget holds the scheduler to); empty if none."""
+    them piece by piece (the rule sim.trace.trace.check_budget holds the scheduler to); empty if none."""
     if all(p.chunk_size is not None for p in chosen):
         return ()
     try:

@@ -1,7 +1,7 @@
-"""Puts a tick's facts (sim.explain) into one markdown sentence in the chosen language."""
+"""Puts a tick's facts (sim.report.explain) into one markdown sentence in the chosen language."""
 from __future__ import annotations
 
-from sim.explain import TickFacts
+from sim.report.explain import TickFacts
 
 from .i18n import language, t
 from .text import md_escape

@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import streamlit as st
 
-from sim.config import COST_PRESETS, POLICY_CHOICES, ConfigError, Policy
+from sim.core.config import COST_PRESETS, POLICY_CHOICES, ConfigError, Policy
 
 from . import lab_state
 from .i18n import t

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from sim.config import Config, CostModel, Policy
-from sim.generate import Fixed, LogNormal, Uniform, generate
-from sim.trace import SEED_BUDGET, SEED_CSV, Trace, read_csv, validate
+from sim.core.config import Config, CostModel, Policy
+from sim.trace.generate import Fixed, LogNormal, Uniform, generate
+from sim.trace.trace import SEED_BUDGET, SEED_CSV, Trace, read_csv, validate
 
 STATIC, CONTINUOUS = Policy(batching="static"), Policy()
 

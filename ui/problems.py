@@ -1,9 +1,9 @@
-"""Input problems (sim.trace.Problem) as a translated table: which row, which request, which column, why."""
+"""Input problems (sim.trace.trace.Problem) as a translated table: which row, which request, which column, why."""
 from __future__ import annotations
 
 import pandas as pd
 
-from sim.trace import Problem
+from sim.trace.trace import Problem
 
 from .i18n import t
 

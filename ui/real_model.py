@@ -15,10 +15,10 @@ from gpu_demo.loading import load_model
 from gpu_demo.model import GPT
 from gpu_demo.prompts import fit_to_context, prompts_for, with_text_lengths
 from gpu_demo.train import CARD
-from sim.config import Config, Policy
-from sim.generate import Uniform, generate
-from sim.metrics import Metrics, compute
-from sim.trace import Trace
+from sim.core.config import Config, Policy
+from sim.report.metrics import Metrics, compute
+from sim.trace.generate import Uniform, generate
+from sim.trace.trace import Trace
 
 from .i18n import t
 from .tables import metric_label, shown

@@ -5,11 +5,11 @@ import hashlib
 
 import streamlit as st
 
-from sim.config import Config
-from sim.engine import simulate
-from sim.metrics import Metrics, compute
-from sim.schedule import Schedule
-from sim.trace import SEED_CSV, Trace, read_csv, write_csv
+from sim.core.config import Config
+from sim.core.engine import simulate
+from sim.core.schedule import Schedule
+from sim.report.metrics import Metrics, compute
+from sim.trace.trace import SEED_CSV, Trace, read_csv, write_csv
 
 
 def seed_trace() -> Trace:

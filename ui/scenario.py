@@ -14,8 +14,8 @@ import typing
 import zlib
 from dataclasses import dataclass
 
-from sim.config import POLICIES, Config, Policy
-from sim.trace import COLUMNS, Problem, Request, Trace, TraceError, validate
+from sim.core.config import POLICIES, Config, Policy
+from sim.trace.trace import COLUMNS, Problem, Request, Trace, TraceError, validate
 
 QUERY_KEY = "s"
 VERSION = 1

@@ -11,9 +11,9 @@ from dataclasses import dataclass
 import pandas as pd
 import streamlit as st
 
-from sim.explain import tick_facts
-from sim.metrics import Metrics
-from sim.schedule import Schedule
+from sim.core.schedule import Schedule
+from sim.report.explain import tick_facts
+from sim.report.metrics import Metrics
 
 from .i18n import t
 from .narration import sentence

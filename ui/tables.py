@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import pandas as pd
 
-from sim.config import Policy
-from sim.export import overall_rows
-from sim.metrics import Metrics
-from sim.metrics import group_table as group_rows
+from sim.core.config import Policy
+from sim.report.export import overall_rows
+from sim.report.metrics import Metrics
+from sim.report.metrics import group_table as group_rows
 
 from .i18n import t
 

@@ -7,9 +7,9 @@ from collections.abc import Callable
 
 import streamlit as st
 
-from sim.generate import Fixed, LogNormal, Uniform, generate
-from sim.importers import FORMATS, ImportOptions, import_trace
-from sim.trace import MAX_TOKENS, Trace, TraceError
+from sim.trace.generate import Fixed, LogNormal, Uniform, generate
+from sim.trace.importers import FORMATS, ImportOptions, import_trace
+from sim.trace.trace import MAX_TOKENS, Trace, TraceError
 
 from . import lab_state
 from .i18n import t

@@ -596,7 +596,7 @@ TEXTS = {
     "rm_error": "error",
     "rm_outputs": "What the model wrote (policy B)",
 
-    # Input problems (the codes of sim.trace.MESSAGES)
+    # Input problems (the codes of sim.trace.trace.MESSAGES)
     "prob_empty": "is empty",
     "prob_no_prompt": "is empty, and so is the text that could stand in for it",
     "prob_not_integer": "must be a whole number, got {value}",

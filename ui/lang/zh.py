@@ -584,7 +584,7 @@ TEXTS = {
     "rm_error": "误差",
     "rm_outputs": "模型生成的内容（策略 B）",
 
-    # Input problems (the codes of sim.trace.MESSAGES)
+    # Input problems (the codes of sim.trace.trace.MESSAGES)
     "prob_empty": "为空",
     "prob_no_prompt": "为空，可以代替它的 text 也为空",
     "prob_not_integer": "必须是整数，实际为 {value}",

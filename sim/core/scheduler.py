@@ -16,11 +16,11 @@ import heapq
 import math
 import random
 
+from ..trace.trace import Trace, check_budget
 from .config import Config, ConfigError, Policy
 from .kv import BlockManager, blocks_for
 from .queue import NEVER, WaitQueue
 from .schedule import RequestTimeline, Schedule, Segment
-from .trace import Trace, check_budget
 
 WAITING, PREFILL, DECODE, SWAPPED, SWAP_IN, DONE = range(6)
 
@@ -53,7 +53,7 @@ class Iteration:
 
 
 class Scheduler:
-    """State every policy shares; `Continuous` and `Static` (sim.policies) decide the iterations."""
+    """State every policy shares; `Continuous` and `Static` (sim.core.policies) decide the iterations."""
 
     def __init__(self, trace: Trace, config: Config, policy: Policy):
         if policy.chunk_size is None:

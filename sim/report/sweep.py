@@ -17,11 +17,11 @@ from dataclasses import replace
 from multiprocessing import get_context
 from typing import NamedTuple
 
-from .config import Config, ConfigError, Policy
-from .engine import simulate
+from ..core.config import Config, ConfigError, Policy
+from ..core.engine import simulate
+from ..trace.trace import Trace, TraceError
 from .export import csv_text
 from .metrics import compute, idle_while_waiting, slowest_prompt
-from .trace import Trace, TraceError
 
 PARAMETERS = ("rate", "token_budget", "max_seqs", "chunk_size", "kv_blocks")
 MAX_POINTS = 50

@@ -11,8 +11,8 @@ from __future__ import annotations
 from bisect import bisect_right
 from itertools import accumulate
 
+from ..core.schedule import Schedule, load_series
 from .metrics import Metrics, gap_counts
-from .schedule import Schedule, load_series
 
 # vLLM's buckets (vllm/v1/metrics/loggers.py).
 TTFT_BUCKETS = (0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0, 20.0,

@@ -11,8 +11,8 @@ from itertools import accumulate
 from operator import attrgetter
 from typing import NamedTuple
 
-from .config import SLO
-from .schedule import Schedule
+from ..core.config import SLO
+from ..core.schedule import Schedule
 
 PERCENTILES = (50, 90, 99)
 LATENCIES = ("queue_time", "ttft", "tpot", "e2e")

@@ -106,7 +106,7 @@ class Schedule:
     requests: list[RequestTimeline]
     steps: list[Step] = field(default_factory=list)
     unit: str = "tick"
-    options: object = None  # the sim.config.Policy that made it
+    options: object = None  # the sim.core.config.Policy that made it
     events: list[tuple[float, str, int]] = field(default_factory=list)  # (time, preempt|swap_out|..., request)
     _version: int = -1  # batch membership of the last step; a change starts a new Step
 

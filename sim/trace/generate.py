@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 from typing import Protocol
 
-from sim.trace import MAX_NAME, MAX_TICK, MAX_TOKENS, REQUIRED, Trace, validate
+from sim.trace.trace import MAX_NAME, MAX_TICK, MAX_TOKENS, REQUIRED, Trace, validate
 
 MAX_REQUESTS = 1_000_000
 

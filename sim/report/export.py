@@ -5,9 +5,9 @@ from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import asdict
 
+from ..core.schedule import Schedule
+from ..trace.trace import csv_table
 from .metrics import LATENCIES, PERCENTILES, Metrics
-from .schedule import Schedule
-from .trace import csv_table
 
 
 def _number(value: float) -> float:

@@ -7,8 +7,8 @@ waiting requests again at each scheduling step.
 """
 from __future__ import annotations
 
+from ..trace.trace import Request
 from .config import Policy
-from .trace import Request
 
 NEVER = 1 << 62
 

@@ -6,12 +6,12 @@ so the cost grows with arrivals and completions, not with ticks or tokens.
 """
 from __future__ import annotations
 
+from ..trace.trace import Trace
 from .config import Config, Policy
 from .policies import make_scheduler
 from .queue import NEVER
 from .schedule import Schedule
 from .scheduler import Scheduler
-from .trace import Trace
 
 
 def simulate(trace: Trace, config: Config, policy: Policy | str) -> Schedule:

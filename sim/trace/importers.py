@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
-from sim.trace import (
+from sim.trace.trace import (
     MAX_TICK,
     MAX_TOKENS,
     REQUIRED,

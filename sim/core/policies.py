@@ -4,12 +4,12 @@ from __future__ import annotations
 import heapq
 import math
 
+from ..trace.trace import Trace
 from .config import Config, Policy
 from .kv import blocks_for
 from .queue import NEVER
 from .schedule import Segment, iteration_length
 from .scheduler import DECODE, DONE, PREFILL, SWAP_IN, Iteration, Scheduler
-from .trace import Trace
 
 
 class Continuous(Scheduler):

@@ -4,7 +4,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from dataclasses import dataclass
 
-from .schedule import Schedule
+from ..core.schedule import Schedule
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,292 @@
+"""Command line: `python -m sim run|sweep|example|generate`; bad input exits 2 with one line on stderr."""
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import os
+import sys
+from dataclasses import replace
+
+from .core.config import (
+    COST_MODELS,
+    COST_PRESETS,
+    KV_ADMISSION,
+    MIXING,
+    ORDERS,
+    POLICIES,
+    PREEMPT,
+    SJF_KEYS,
+    SLO,
+    STATIC_UNSUPPORTED,
+    VICTIMS,
+    Config,
+    ConfigError,
+    CostModel,
+    Policy,
+)
+from .core.engine import simulate
+from .report.export import run_json, summary_text, table
+from .report.metrics import compute
+from .trace.importers import FORMATS, ImportOptions, import_trace
+from .trace.trace import SEED_BUDGET, SEED_CSV, Trace, TraceError, read_csv, write_csv, write_json
+
+
+class InputError(Exception):
+    """Bad input from the command line: printed as one line, exit code 2."""
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message):
+        raise InputError(message)
+
+
+def _length(spec: str):
+    """fixed:N, uniform:LOW:HIGH or lognormal:MEDIAN:SIGMA[:LOW:HIGH]."""
+    from .trace.generate import Fixed, LogNormal, Uniform  # only `generate` needs it: keep `run` quick to start
+
+    kind, *values = spec.split(":")
+    makers = {"fixed": (Fixed, int), "uniform": (Uniform, int), "lognormal": (LogNormal, float)}
+    if kind not in makers:
+        raise argparse.ArgumentTypeError(f"{spec!r}: use fixed:N, uniform:LOW:HIGH or lognormal:MEDIAN:SIGMA")
+    make, number = makers[kind]
+    try:
+        args = [number(v) for v in values[:2]] + [int(v) for v in values[2:]]
+        return make(*args)
+    except (TypeError, ValueError) as error:
+        raise argparse.ArgumentTypeError(f"{spec!r}: {error}") from None
+
+
+def _parser() -> Parser:
+    parser = Parser(prog="python -m sim", description="Tick simulator of static and continuous batching.")
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
+
+    run = commands.add_parser("run", help="simulate a trace under one policy")
+    add_run_options(run)
+    run.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
+    run.add_argument("--prometheus", metavar="PATH",
+                     help="also write the run's metrics in Prometheus text format with vLLM's names")
+
+    sweep = commands.add_parser("sweep", help="run policies over a range of one parameter; goodput and knees")
+    add_run_options(sweep, policies=True)
+    sweep.add_argument("--sweep", required=True, metavar="PARAMETER=VALUES",
+                       help="rate (multiplies the trace's arrival rate), token_budget, max_seqs, chunk_size or "
+                            "kv_blocks = LOW:HIGH:POINTS or a comma list, for example rate=0.5:4:8")
+    sweep.add_argument("--target", type=float, default=0.9, help="SLO attainment the knee must keep (0-1)")
+    sweep.add_argument("--workers", type=int, help="worker processes (default: one per CPU for big sweeps)")
+    sweep.add_argument("--json", action="store_true")
+
+    example = commands.add_parser("example", help="the design document's worked examples")
+    example.add_argument("name", choices=("seed",))
+    example.add_argument("--json", action="store_true")
+
+    gen = commands.add_parser("generate", help="write a seeded synthetic trace")
+    gen.add_argument("--n", type=int, required=True, help="number of requests")
+    gen.add_argument("--rate", type=float, required=True, help="mean arrivals per tick")
+    gen.add_argument("--burstiness", type=float, default=1.0, help="gamma shape: 1 Poisson, < 1 burstier")
+    gen.add_argument("--prompt", type=_length, default="uniform:1:8", help="prompt length distribution")
+    gen.add_argument("--output", type=_length, default="uniform:1:12", help="output length distribution")
+    gen.add_argument("--seed", type=int, default=0)
+    gen.add_argument("--out", help="file to write (.json or .csv); standard output when absent")
+    return parser
+
+
+def _buckets(text: str) -> tuple[int, ...]:
+    try:
+        return tuple(int(b) for b in text.split(",") if b.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: use captured batch sizes like 1,2,4,8") from None
+
+
+def _policies(text: str) -> tuple[str, ...]:
+    names = tuple(dict.fromkeys(n.strip() for n in text.split(",") if n.strip()))
+    if not names or any(n not in POLICIES for n in names):
+        raise argparse.ArgumentTypeError(f"{text!r}: a comma list of {', '.join(POLICIES)}")
+    return names
+
+
+def _quota(text: str) -> tuple[str, float]:
+    tenant, _, share = text.rpartition("=")
+    try:
+        return tenant, float(share)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: use TENANT=SHARE, for example vip=0.5") from None
+
+
+def add_run_options(run, policies: bool = False) -> None:
+    """The trace, budgets and scheduler options of `python -m sim run` (the real engine's CLI shares them);
+    `policies`: a comma list of policies (the sweep) instead of one."""
+    run.add_argument("--trace", required=True, help="trace file (native CSV/JSON, Azure, Mooncake, BurstGPT)")
+    if policies:
+        run.add_argument("--policies", type=_policies, default=("static", "continuous"),
+                         help="comma list of policies compared (continuous-only options apply to continuous)")
+    else:
+        run.add_argument("--policy", choices=POLICIES, default="continuous")
+    run.add_argument("--token-budget", type=int, required=True, help="token-work per tick")
+    run.add_argument("--max-seqs", type=int, help="requests in one iteration's batch")
+    run.add_argument("--first-token", choices=("decode", "prefill"), default="decode",
+                     help="decode: the seed's teaching mode; prefill: the prefill iteration emits it (vLLM)")
+    for name in ("ttft", "tpot", "e2e"):
+        run.add_argument(f"--slo-{name}", type=float, help=f"{name.upper()} limit for goodput, in ticks")
+    run.add_argument("--format", choices=("auto", *FORMATS), default="auto", help="trace file format")
+    run.add_argument("--ms-per-tick", type=float, default=1000.0, help="importers: milliseconds per tick")
+    run.add_argument("--token-scale", type=float, default=1.0, help="importers: multiply token counts by this")
+    run.add_argument("--start-s", type=float, help="importers: keep rows from this many seconds in")
+    run.add_argument("--end-s", type=float, help="importers: keep rows before this many seconds in")
+    run.add_argument("--limit", type=int, help="importers: keep at most this many requests")
+    add_scheduler_options(run)
+
+
+def add_scheduler_options(run) -> None:
+    """The options of the scheduler (sim.core.config.Policy) and of the cache and cost model (its Config)."""
+    group = run.add_argument_group("scheduler options")
+    group.add_argument("--chunk-size", type=int, help="chunked prefill: at most N prompt tokens a request a tick")
+    group.add_argument("--mixing", choices=MIXING, default="decode-first")
+    group.add_argument("--order", choices=ORDERS, default="fcfs-skip", help="waiting-queue order")
+    group.add_argument("--sjf-key", choices=SJF_KEYS, default="prompt")
+    group.add_argument("--aging-rate", type=float, default=1.0, help="priority gained a tick of waiting")
+    group.add_argument("--preemptive-priority", action="store_true",
+                       help="a waiting request may preempt running ones of lower priority")
+    group.add_argument("--tenant-quota", type=_quota, action="append", default=[],
+                       help="TENANT=SHARE of the token budget a tick (repeat for several)")
+    group.add_argument("--timeout", type=int, help="cancel a request this long after its arrival")
+    group.add_argument("--kv-blocks", type=int, help="paged KV cache: number of blocks (default: unlimited)")
+    group.add_argument("--block-size", type=int, default=4, help="tokens a KV block holds")
+    group.add_argument("--kv-admission", choices=KV_ADMISSION, default="reserve")
+    group.add_argument("--preempt", choices=PREEMPT, default="recompute")
+    group.add_argument("--victim", choices=VICTIMS, default="latest")
+    group.add_argument("--swap-cost", type=int, default=2, help="time to swap a request's blocks back in")
+    group.add_argument("--graph-buckets", type=_buckets, default=(), help="captured decode batch sizes: 1,2,4,8")
+    group.add_argument("--spec-tokens", type=int, default=0, help="speculative decoding: draft tokens a step")
+    group.add_argument("--spec-accept", type=float, default=0.6, help="chance each draft token is accepted")
+    group.add_argument("--seed", type=int, default=0, help="seed of the speculative acceptance draws")
+    group.add_argument("--cost-model", choices=COST_MODELS, default="ticks",
+                       help="ticks (each iteration one tick) or linear (ms; arrivals read as ms)")
+    group.add_argument("--cost-preset", choices=sorted(COST_PRESETS), help="linear coefficients of a preset")
+    for name, default in (("c0", 8.0), ("c-prefill", 0.1), ("c-decode", 0.5), ("c-attn", 0.002)):
+        group.add_argument(f"--{name}", type=float, help=f"linear model: {name} in ms (default {default})")
+
+
+def config_and_policy(args) -> tuple[Config, Policy]:
+    cost = COST_PRESETS[args.cost_preset] if args.cost_preset else CostModel()
+    coefficients = {k: getattr(args, k) for k in ("c0", "c_prefill", "c_decode", "c_attn")
+                    if getattr(args, k) is not None}
+    cost = replace(cost, kind="linear" if args.cost_preset else args.cost_model, **coefficients)
+    config = Config(args.token_budget, args.max_seqs, args.first_token, SLO(args.slo_ttft, args.slo_tpot, args.slo_e2e),
+                    args.kv_blocks, args.block_size, args.swap_cost, cost)
+    policy = Policy(getattr(args, "policy", "continuous"), args.order, args.sjf_key, args.aging_rate,
+                    args.preemptive_priority, tuple(args.tenant_quota), args.chunk_size, args.mixing,
+                    args.kv_admission, args.preempt, args.victim, args.timeout, args.graph_buckets,
+                    args.spec_tokens, args.spec_accept, args.seed)
+    return config, policy
+
+
+def load_trace(args) -> Trace:
+    try:
+        with open(args.trace, "rb") as file:
+            data = file.read()
+    except OSError as error:
+        raise InputError(f"cannot read trace {args.trace}: {error.strerror or error}") from None
+    options = ImportOptions(args.ms_per_tick, args.token_scale, args.start_s, args.end_s, args.limit)
+    fmt = "native" if args.format == "auto" and args.trace.lower().endswith(".json") else args.format
+    result = import_trace(data, fmt, options)
+    if result.report.rows_dropped:
+        print(f"note: {result.report}", file=sys.stderr)
+    return result.trace
+
+
+def _run(trace: Trace, config: Config, policies: tuple[Policy | str, ...], as_json: bool,
+         prometheus: str | None = None, ms_per_tick: float = 1000.0) -> str:
+    runs = []
+    for policy in policies:
+        schedule = simulate(trace, config, policy)
+        emitted = schedule.emitted(compact=True)
+        runs.append((schedule, compute(schedule, emitted=emitted), emitted))
+    if prometheus:
+        from .report.prometheus import prometheus_text
+
+        schedule, metrics, _ = runs[0]
+        seconds = 0.001 if schedule.unit == "ms" else ms_per_tick / 1000
+        with open(prometheus, "w", encoding="utf-8") as file:
+            file.write(prometheus_text(schedule, metrics, seconds))
+    if as_json:
+        objects = [run_json(s, m, e) for s, m, e in runs]
+        document = objects[0] if len(objects) == 1 else {m.policy: o for (_, m, _), o in zip(runs, objects)}
+        return json.dumps(document, separators=(",", ":"), check_circular=False)
+    return "\n\n".join(summary_text(m) for _, m, _ in runs)
+
+
+def _sweep(args) -> str:
+    from .report.sweep import Entry, knees, parse_sweep, sweep
+
+    parameter, values = parse_sweep(args.sweep)
+    if not 0 <= args.target <= 1:
+        raise InputError(f"--target {args.target}: an attainment between 0 and 1")
+    config, policy = config_and_policy(args)
+    entries = [Entry(name, config, for_batching(policy, name)) for name in args.policies]
+    rows = sweep(load_trace(args), entries, parameter, values, args.workers)
+    found = knees(rows, parameter, args.target)
+    if args.json:
+        return json.dumps({"parameter": parameter, "values": values, "target": args.target, "unit": config.cost.unit,
+                           "rows": rows, "knees": found})
+    columns = ("policy", "value", "goodput", "attainment", "ttft_p50", "ttft_p99", "tpot_p50", "tpot_p99",
+               "throughput")
+    lines = [table(list(columns), [[_cell(row[c]) for c in columns] for row in rows])]
+    lines += [f"{row['policy']} at {row['value']}: {row['error']}" for row in rows if row["error"]]
+    lines += [f"knee of {label} (attainment >= {args.target:.0%}): {'none' if v is None else v}"
+              for label, v in found.items()]
+    return "\n".join(lines)
+
+
+def _cell(value: object) -> object:
+    return "" if value is None else round(value, 3) if isinstance(value, float) else value
+
+
+def for_batching(policy: Policy, batching: str) -> Policy:
+    """The policy's options under another batching; static keeps only those that apply to it."""
+    if batching == "continuous":
+        return replace(policy, batching=batching)
+    plain = Policy()
+    return replace(policy, batching=batching, **{name: getattr(plain, name) for name in STATIC_UNSUPPORTED})
+
+
+def main(argv: list[str] | None = None) -> int:
+    # A short run whose objects hold no reference cycles: without the cycle collector's passes over the
+    # hundreds of thousands of records a large trace makes, it runs about a third faster.
+    gc.disable()
+    try:
+        args = _parser().parse_args(argv)
+        if args.command == "run":
+            config, policy = config_and_policy(args)
+            sys.stdout.write(_run(load_trace(args), config, (policy,), args.json, args.prometheus,
+                                  args.ms_per_tick))
+            sys.stdout.write("\n")
+        elif args.command == "sweep":
+            sys.stdout.write(_sweep(args) + "\n")
+        elif args.command == "example":
+            print(_run(read_csv(SEED_CSV), Config(SEED_BUDGET), ("static", "continuous"), args.json))
+        else:
+            from .trace.generate import generate
+
+            trace = generate(args.n, args.rate, args.prompt, args.output, args.burstiness, args.seed)
+            text = write_json(trace) if (args.out or "").lower().endswith(".json") else write_csv(trace)
+            if args.out:
+                with open(args.out, "w", encoding="utf-8") as file:
+                    file.write(text)
+            else:
+                sys.stdout.write(text)
+    except (InputError, TraceError, ConfigError, ValueError, OSError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def exit_with(code: int) -> None:
+    """End the process with `code`, skipping the interpreter's teardown, which would free a large run's objects
+    one by one (tens of ms)."""
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except BrokenPipeError:  # the reader left early (`| head`): nothing more to tell it
+        pass
+    os._exit(code)
