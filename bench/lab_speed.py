@@ -18,8 +18,8 @@ import time
 
 from common import ROOT
 
+from kit.browser_kit import CHROMIUM, CHROMIUM_ARGS, streamlit_server
 from sim.trace.generate import Uniform, generate
-from tests.browser_kit import CHROMIUM, CHROMIUM_ARGS, streamlit_server
 
 STALE_TEXT = "The trace or budgets changed since this run"
 

@@ -22,8 +22,8 @@ import sys
 
 from common import class_arguments  # (puts the project on sys.path)
 
-from tests.browser_kit import CHROMIUM, streamlit_server
-from tests.classroom_load import Pace, drive
+from kit.browser_kit import CHROMIUM, streamlit_server
+from kit.classroom_load import Pace, drive
 
 parser = class_arguments(8, 3.0, 2, 10.0, "seconds the slowest page load should stay under")
 args = parser.parse_args()

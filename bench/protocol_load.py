@@ -1,5 +1,5 @@
 """A classroom's load without browsers: N concurrent sessions (default 40), each a websocket client speaking
-Streamlit's own protocol (tests/protocol_load.py), against one `streamlit run` server. Each walks every page
+Streamlit's own protocol (kit/protocol_load.py), against one `streamlit run` server. Each walks every page
 as bench/load_test.py's Chromium sessions do: the trace lab from its own share link, the worked example, the
 capacity lab's sweep, the metrics guide, a real-model run on its lab trace, and back to the lab.
 
@@ -23,9 +23,9 @@ import time
 
 from common import class_arguments  # (puts the project on sys.path)
 
-from tests.browser_kit import streamlit_server
-from tests.classroom_load import Pace
-from tests.protocol_load import drive
+from kit.browser_kit import streamlit_server
+from kit.classroom_load import Pace
+from kit.protocol_load import drive
 
 parser = class_arguments(40, 0.5, 3, 2.0, "seconds every page's p95 should stay under", paced="paced: ")
 parser.add_argument("--mode", choices=("rush", "paced", "both"), default="both")

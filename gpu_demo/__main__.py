@@ -4,8 +4,8 @@ from __future__ import annotations
 import json
 import sys
 
-from sim.cli import InputError, Parser, add_run_options, config_and_policy, load_trace
 from sim.core.config import ConfigError
+from sim.options import InputError, Parser, add_run_options, config_and_policy, load_trace
 from sim.report.export import run_json
 from sim.report.metrics import compute
 from sim.trace.trace import TraceError

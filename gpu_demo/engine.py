@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, replace
 import torch
 
 from sim.core.config import Config, ConfigError, Policy
+from sim.core.iteration import Iteration
 from sim.core.kv import blocks_for
 from sim.core.policies import make_scheduler
 from sim.core.schedule import Schedule
@@ -103,13 +104,11 @@ def run(model: GPT, trace: Trace, prompts: list[bytes], config: Config, policy: 
     param = next(model.parameters())
     device, dtype = param.device, param.dtype
     config = engine_config(config, model)
-    scheduler = make_scheduler(policy, trace, config, quick=False)  # one iteration at a time, the general path
+    scheduler = make_scheduler(policy, trace, config, unit="ms")  # times are measured ms
     schedule = scheduler.schedule
-    schedule.unit = "ms"
-    cache = PagedKVCache(model.config, scheduler.kv, device, dtype)
-    requests, timelines = trace.requests, schedule.requests
+    cache = PagedKVCache(model.config, config.kv_blocks, config.block_size, device, dtype)
     sequences = [list(prompt) for prompt in prompts]  # prompt bytes, then the tokens generated
-    done = [0] * len(requests)  # positions whose K and V the cache holds
+    done = [0] * len(trace.requests)  # positions whose K and V the cache holds
     started = time.perf_counter()
     model_seconds = pack_seconds = iteration_seconds = 0.0
     tick = 0
@@ -120,13 +119,8 @@ def run(model: GPT, trace: Trace, prompts: list[bytes], config: Config, policy: 
             raise Stopped()
         begin = time.perf_counter()
         now = (begin - started) * 1000
-        if arrival_unit == "tick":
-            for i in range(scheduler.arrived, len(requests)):  # stamp arrivals with the wall time they arrive
-                if requests[i].arrival > tick:
-                    break
-                timelines[i].arrival = now
-            scheduler.clock = tick
-        it = scheduler.plan(now, 1)
+        # Arrivals in ticks are read on the iteration count (the scheduler records when each was seen, in ms).
+        it = scheduler.plan(now, 1, clock=tick if arrival_unit == "tick" else None)
         if it is None:
             upcoming = scheduler.next_event()
             if upcoming is None:
@@ -137,7 +131,7 @@ def run(model: GPT, trace: Trace, prompts: list[bytes], config: Config, policy: 
                 time.sleep(max(0.0, min((upcoming - now) / 1000, 0.05)))
             continue
         pack_start = time.perf_counter()
-        batch, emitters, context = _pack(it, scheduler, cache, sequences, done, device)
+        batch, emitters, context = _pack(it, cache, sequences, done, device)
         model_start = time.perf_counter()
         pack_seconds += model_start - pack_start
         with torch.no_grad():
@@ -162,14 +156,14 @@ def run(model: GPT, trace: Trace, prompts: list[bytes], config: Config, policy: 
                      pack_seconds, iteration_seconds, len(timings), sum(len(o) for o in outputs), timings)
 
 
-def _pack(it, scheduler: Scheduler, cache: PagedKVCache, sequences: list[list[int]], done: list[int],
+def _pack(it: Iteration, cache: PagedKVCache, sequences: list[list[int]], done: list[int],
           device: torch.device) -> tuple[PackedBatch, list[int], int]:
     """Lay out one iteration: prefill chunks, one token for each decoder (the next token it has not fed
     yet; in the teaching mode the first decode feeds the prompt's last token again), and padding rows. The
     masks and the cache slots come from a few whole-tensor operations over the block tables (per-group
     tensor work would cost more than the tiny model's forward pass)."""
     tokens, positions, groups, out_rows, emitters = [], [], [], [], []
-    done_prefill = set(it.prefill_done)
+    emitting = set(it.prefill_emits)
 
     def group(request: int | None, first_position: int, feed: list[int]) -> None:
         groups.append((len(tokens), len(feed), first_position + len(feed), request))
@@ -181,10 +175,10 @@ def _pack(it, scheduler: Scheduler, cache: PagedKVCache, sequences: list[list[in
             continue
         group(i, first, sequences[i][first:first + n])
         done[i] = first + n
-        if i in done_prefill and scheduler.prefill_emits:
+        if i in emitting:
             out_rows.append(len(tokens) - 1)
             emitters.append(i)
-    for i in (scheduler.decoders if it.decoding is None else it.decoding):
+    for i in it.decoding:
         index = min(done[i], len(sequences[i]) - 1)
         group(i, index, [sequences[i][index]])
         done[i] = index + 1
@@ -192,7 +186,7 @@ def _pack(it, scheduler: Scheduler, cache: PagedKVCache, sequences: list[list[in
         emitters.append(i)
     for _ in range(it.padding + it.graph_padding):  # padded rows are computed, and their output discarded
         group(None, 0, [PAD])
-    size, tables = cache.block_size, cache.blocks.tables
+    size, tables = cache.block_size, it.blocks
     longest = max(stop for _, _, stop, _ in groups)
     width = -(-longest // size)
     # One tensor from one flat list (each torch.tensor call costs more than its data): group starts, lengths,

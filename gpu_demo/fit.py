@@ -2,6 +2,8 @@
 of that run with it: how far the token-work picture is from measured time."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 import torch
 
 from sim.core.config import Config, CostModel, Policy
@@ -29,6 +31,4 @@ def predict(result: EngineRun, config: Config, policy: Policy, cost: CostModel) 
     """The simulator's schedule of the same requests arriving when they did (ms) under the fitted model."""
     rows = [{"name": r.name, "arrival": round(r.arrival), "prompt": r.prompt, "output": r.output}
             for r in result.schedule.requests]
-    return simulate(validate(rows), Config(config.token_budget, config.max_seqs, config.first_token, config.slo,
-                                           result.schedule.config.kv_blocks, config.block_size, config.swap_cost,
-                                           cost), policy)
+    return simulate(validate(rows), replace(config, kv_blocks=result.schedule.config.kv_blocks, cost=cost), policy)

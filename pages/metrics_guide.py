@@ -42,3 +42,6 @@ for metric in METRICS:
 
 st.subheader(t("guide_fair_title"))
 st.markdown(t("guide_fair"))
+
+st.subheader(t("guide_hood_title"))
+st.markdown(t("guide_hood"))

@@ -8,37 +8,12 @@ import os
 import sys
 from dataclasses import replace
 
-from .core.config import (
-    COST_MODELS,
-    COST_PRESETS,
-    KV_ADMISSION,
-    MIXING,
-    ORDERS,
-    POLICIES,
-    PREEMPT,
-    SJF_KEYS,
-    SLO,
-    STATIC_UNSUPPORTED,
-    VICTIMS,
-    Config,
-    ConfigError,
-    CostModel,
-    Policy,
-)
+from .core.config import STATIC_UNSUPPORTED, Config, ConfigError, Policy
 from .core.engine import simulate
+from .options import InputError, Parser, add_run_options, config_and_policy, load_trace
 from .report.export import run_json, summary_text, table
 from .report.metrics import compute
-from .trace.importers import FORMATS, ImportOptions, import_trace
 from .trace.trace import SEED_BUDGET, SEED_CSV, Trace, TraceError, read_csv, write_csv, write_json
-
-
-class InputError(Exception):
-    """Bad input from the command line: printed as one line, exit code 2."""
-
-
-class Parser(argparse.ArgumentParser):
-    def error(self, message):
-        raise InputError(message)
 
 
 def _length(spec: str):
@@ -89,110 +64,6 @@ def _parser() -> Parser:
     gen.add_argument("--seed", type=int, default=0)
     gen.add_argument("--out", help="file to write (.json or .csv); standard output when absent")
     return parser
-
-
-def _buckets(text: str) -> tuple[int, ...]:
-    try:
-        return tuple(int(b) for b in text.split(",") if b.strip())
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r}: use captured batch sizes like 1,2,4,8") from None
-
-
-def _policies(text: str) -> tuple[str, ...]:
-    names = tuple(dict.fromkeys(n.strip() for n in text.split(",") if n.strip()))
-    if not names or any(n not in POLICIES for n in names):
-        raise argparse.ArgumentTypeError(f"{text!r}: a comma list of {', '.join(POLICIES)}")
-    return names
-
-
-def _quota(text: str) -> tuple[str, float]:
-    tenant, _, share = text.rpartition("=")
-    try:
-        return tenant, float(share)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r}: use TENANT=SHARE, for example vip=0.5") from None
-
-
-def add_run_options(run, policies: bool = False) -> None:
-    """The trace, budgets and scheduler options of `python -m sim run` (the real engine's CLI shares them);
-    `policies`: a comma list of policies (the sweep) instead of one."""
-    run.add_argument("--trace", required=True, help="trace file (native CSV/JSON, Azure, Mooncake, BurstGPT)")
-    if policies:
-        run.add_argument("--policies", type=_policies, default=("static", "continuous"),
-                         help="comma list of policies compared (continuous-only options apply to continuous)")
-    else:
-        run.add_argument("--policy", choices=POLICIES, default="continuous")
-    run.add_argument("--token-budget", type=int, required=True, help="token-work per tick")
-    run.add_argument("--max-seqs", type=int, help="requests in one iteration's batch")
-    run.add_argument("--first-token", choices=("decode", "prefill"), default="decode",
-                     help="decode: the seed's teaching mode; prefill: the prefill iteration emits it (vLLM)")
-    for name in ("ttft", "tpot", "e2e"):
-        run.add_argument(f"--slo-{name}", type=float, help=f"{name.upper()} limit for goodput, in ticks")
-    run.add_argument("--format", choices=("auto", *FORMATS), default="auto", help="trace file format")
-    run.add_argument("--ms-per-tick", type=float, default=1000.0, help="importers: milliseconds per tick")
-    run.add_argument("--token-scale", type=float, default=1.0, help="importers: multiply token counts by this")
-    run.add_argument("--start-s", type=float, help="importers: keep rows from this many seconds in")
-    run.add_argument("--end-s", type=float, help="importers: keep rows before this many seconds in")
-    run.add_argument("--limit", type=int, help="importers: keep at most this many requests")
-    add_scheduler_options(run)
-
-
-def add_scheduler_options(run) -> None:
-    """The options of the scheduler (sim.core.config.Policy) and of the cache and cost model (its Config)."""
-    group = run.add_argument_group("scheduler options")
-    group.add_argument("--chunk-size", type=int, help="chunked prefill: at most N prompt tokens a request a tick")
-    group.add_argument("--mixing", choices=MIXING, default="decode-first")
-    group.add_argument("--order", choices=ORDERS, default="fcfs-skip", help="waiting-queue order")
-    group.add_argument("--sjf-key", choices=SJF_KEYS, default="prompt")
-    group.add_argument("--aging-rate", type=float, default=1.0, help="priority gained a tick of waiting")
-    group.add_argument("--preemptive-priority", action="store_true",
-                       help="a waiting request may preempt running ones of lower priority")
-    group.add_argument("--tenant-quota", type=_quota, action="append", default=[],
-                       help="TENANT=SHARE of the token budget a tick (repeat for several)")
-    group.add_argument("--timeout", type=int, help="cancel a request this long after its arrival")
-    group.add_argument("--kv-blocks", type=int, help="paged KV cache: number of blocks (default: unlimited)")
-    group.add_argument("--block-size", type=int, default=4, help="tokens a KV block holds")
-    group.add_argument("--kv-admission", choices=KV_ADMISSION, default="reserve")
-    group.add_argument("--preempt", choices=PREEMPT, default="recompute")
-    group.add_argument("--victim", choices=VICTIMS, default="latest")
-    group.add_argument("--swap-cost", type=int, default=2, help="time to swap a request's blocks back in")
-    group.add_argument("--graph-buckets", type=_buckets, default=(), help="captured decode batch sizes: 1,2,4,8")
-    group.add_argument("--spec-tokens", type=int, default=0, help="speculative decoding: draft tokens a step")
-    group.add_argument("--spec-accept", type=float, default=0.6, help="chance each draft token is accepted")
-    group.add_argument("--seed", type=int, default=0, help="seed of the speculative acceptance draws")
-    group.add_argument("--cost-model", choices=COST_MODELS, default="ticks",
-                       help="ticks (each iteration one tick) or linear (ms; arrivals read as ms)")
-    group.add_argument("--cost-preset", choices=sorted(COST_PRESETS), help="linear coefficients of a preset")
-    for name, default in (("c0", 8.0), ("c-prefill", 0.1), ("c-decode", 0.5), ("c-attn", 0.002)):
-        group.add_argument(f"--{name}", type=float, help=f"linear model: {name} in ms (default {default})")
-
-
-def config_and_policy(args) -> tuple[Config, Policy]:
-    cost = COST_PRESETS[args.cost_preset] if args.cost_preset else CostModel()
-    coefficients = {k: getattr(args, k) for k in ("c0", "c_prefill", "c_decode", "c_attn")
-                    if getattr(args, k) is not None}
-    cost = replace(cost, kind="linear" if args.cost_preset else args.cost_model, **coefficients)
-    config = Config(args.token_budget, args.max_seqs, args.first_token, SLO(args.slo_ttft, args.slo_tpot, args.slo_e2e),
-                    args.kv_blocks, args.block_size, args.swap_cost, cost)
-    policy = Policy(getattr(args, "policy", "continuous"), args.order, args.sjf_key, args.aging_rate,
-                    args.preemptive_priority, tuple(args.tenant_quota), args.chunk_size, args.mixing,
-                    args.kv_admission, args.preempt, args.victim, args.timeout, args.graph_buckets,
-                    args.spec_tokens, args.spec_accept, args.seed)
-    return config, policy
-
-
-def load_trace(args) -> Trace:
-    try:
-        with open(args.trace, "rb") as file:
-            data = file.read()
-    except OSError as error:
-        raise InputError(f"cannot read trace {args.trace}: {error.strerror or error}") from None
-    options = ImportOptions(args.ms_per_tick, args.token_scale, args.start_s, args.end_s, args.limit)
-    fmt = "native" if args.format == "auto" and args.trace.lower().endswith(".json") else args.format
-    result = import_trace(data, fmt, options)
-    if result.report.rows_dropped:
-        print(f"note: {result.report}", file=sys.stderr)
-    return result.trace
 
 
 def _run(trace: Trace, config: Config, policies: tuple[Policy | str, ...], as_json: bool,

@@ -19,8 +19,8 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
+from kit.browser_kit import CHROMIUM, CHROMIUM_ARGS, ROOT, ServerError, streamlit_server
 from sim.core.config import Config, Policy
-from tests.browser_kit import CHROMIUM, CHROMIUM_ARGS, ROOT, ServerError, streamlit_server
 from tests.conftest import SEED_ROWS, make_trace
 from ui.scenario import Scenario, decode, encode
 

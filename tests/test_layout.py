@@ -16,7 +16,7 @@ import time
 
 import pytest
 
-from tests.browser_kit import CHROMIUM, CHROMIUM_ARGS, ROOT, streamlit_server
+from kit.browser_kit import CHROMIUM, CHROMIUM_ARGS, ROOT, streamlit_server
 from tests.test_browser import SCREENSHOTS, browser, server, wait_idle  # noqa: F401 (its fixtures)
 
 playwright_api = pytest.importorskip("playwright.sync_api")

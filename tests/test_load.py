@@ -2,7 +2,7 @@
 bench/load_test.py, runs eight or more and prints the page-load times). Skips without Debian's Chromium."""
 import pytest
 
-from tests.browser_kit import CHROMIUM, ServerError, streamlit_server
+from kit.browser_kit import CHROMIUM, ServerError, streamlit_server
 
 pytest.importorskip("playwright.async_api")
 
@@ -12,7 +12,7 @@ SESSIONS = 3
 def test_concurrent_sessions_walk_every_page_without_errors_or_crosstalk():
     if not CHROMIUM.exists():
         pytest.skip(f"{CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium)")
-    from tests.classroom_load import WALK, drive
+    from kit.classroom_load import WALK, drive
 
     try:
         with streamlit_server() as base:
@@ -29,7 +29,7 @@ def test_concurrent_sessions_walk_every_page_without_errors_or_crosstalk():
 def test_the_pace_of_a_class_is_seeded_per_session_and_bounded():
     from itertools import islice
 
-    from tests.classroom_load import Pace
+    from kit.classroom_load import Pace
 
     assert list(islice(Pace().pauses(3), 5)) == [0.0] * 5  # the rush: nobody reads
     pace = Pace(gap=3, think=7)
@@ -41,7 +41,7 @@ def test_the_pace_of_a_class_is_seeded_per_session_and_bounded():
 
 
 def test_the_report_says_how_long_every_session_was_open_at_once():
-    from tests.classroom_load import Report
+    from kit.classroom_load import Report
 
     report = Report(spans=[(100.0, 160.0), (103.0, 150.0), (106.0, 170.0)])
     assert report.together() == (6.0, 50.0, 70.0)

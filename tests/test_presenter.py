@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from kit.browser_kit import CHROMIUM, CHROMIUM_ARGS, ServerError, streamlit_server
 from sim.core.config import Config, Policy
 from sim.core.engine import simulate
-from tests.browser_kit import CHROMIUM, CHROMIUM_ARGS, ServerError, streamlit_server
 from tests.conftest import SEED_ROWS, make_trace
 from ui import charts, presenter
 from ui.strings import STRINGS

@@ -4,7 +4,7 @@ from dataclasses import replace
 from hypothesis import event, example, given, settings
 from hypothesis import strategies as st
 
-from sim.core.config import ORDERS, POLICIES, PREEMPT, Config, Policy
+from sim.core.config import ORDERS, POLICIES, PREEMPT, Config, CostModel, Policy
 from sim.core.engine import run, simulate
 from sim.core.policies import make_scheduler
 from sim.report.export import run_json
@@ -62,29 +62,6 @@ def test_same_input_same_schedule(scenario):
     assert run_json(first, compute(first)) == run_json(second, compute(second))
 
 
-@settings(max_examples=150, deadline=None)
-@given(scenarios())
-def test_the_quick_path_and_the_general_path_agree(scenario):
-    """The seed's loop has a quick path through the same steps; kept off it (the general path every option
-    takes), the same trace gives the same schedule, merged ticks and one tick at a time alike."""
-    trace, config, _ = scenario
-    quick = make_scheduler("continuous", trace, config)
-    general = make_scheduler("continuous", trace, config, quick=False)
-    assert (quick.plan.__name__, general.plan.__name__) == ("_plan_plain", "plan")  # two paths, not one twice
-    a, b = run(quick), run(general)
-    assert run_json(a, compute(a)) == run_json(b, compute(b))
-    c = run(make_scheduler("continuous", trace, config, quick=False), max_repeat=1)
-    assert run_json(a, compute(a)) == run_json(c, compute(c))
-
-
-def test_the_quick_path_is_bound_only_where_it_applies():
-    """The comparison above is worth something only if the two schedulers really take different paths."""
-    trace, config = make_trace(("A", 0, 2, 3)), Config(8)
-    assert make_scheduler("continuous", trace, config).plan.__name__ == "_plan_plain"
-    assert make_scheduler("continuous", trace, config, quick=False).plan.__name__ == "plan"
-    assert make_scheduler(Policy(chunk_size=2), trace, config).plan.__name__ == "plan"
-
-
 @st.composite
 def option_scenarios(draw):
     """Random traces with priorities and cancels, under random scheduler options (KV cache, chunking,
@@ -101,9 +78,11 @@ def option_scenarios(draw):
         rows.append({"name": f"r{i}", "arrival": a, "prompt": prompt, "output": draw(st.integers(1, 12)),
                      "priority": draw(st.integers(0, 2)), "deadline": a + draw(st.integers(0, 40)),
                      "cancel_at": cancel, "tenant": draw(st.sampled_from(("a", "b")))})
+    cost = draw(st.sampled_from((CostModel(), CostModel("linear", c0=2.0, c_prefill=0.5, c_decode=1.0, c_attn=0.0),
+                                 CostModel("linear", c0=2.0, c_prefill=0.5, c_decode=1.0, c_attn=0.01))))
     config = Config(budget, draw(st.none() | st.integers(1, 8)), draw(st.sampled_from(("decode", "prefill"))),
                     kv_blocks=draw(st.none() | st.integers(4, 40)), block_size=draw(st.integers(1, 4)),
-                    swap_cost=draw(st.integers(0, 3)))
+                    swap_cost=draw(st.integers(0, 3)), cost=cost)
     common = {"order": draw(st.sampled_from(ORDERS)), "timeout": draw(st.none() | st.integers(1, 40)),
               "graph_buckets": draw(st.sampled_from(((), (1, 2, 4, 8)))), "preempt": draw(st.sampled_from(PREEMPT)),
               "victim": draw(st.sampled_from(("latest", "lowest-priority")))}
@@ -111,7 +90,8 @@ def option_scenarios(draw):
         common |= {"chunk_size": chunk, "mixing": draw(st.sampled_from(("decode-first", "prefill-first"))),
                    "kv_admission": draw(st.sampled_from(("reserve", "overcommit"))),
                    "preemptive_priority": draw(st.booleans()), "spec_tokens": draw(st.integers(0, min(3, budget - 1))),
-                   "spec_accept": draw(st.sampled_from((0.0, 0.6, 1.0)))}
+                   "spec_accept": draw(st.sampled_from((0.0, 0.6, 1.0))),
+                   "tenant_quotas": draw(st.sampled_from(((), (("a", 0.5),), (("a", 0.5), ("b", 0.25)))))}
     return validate(rows), config, Policy(batching, **common)
 
 
@@ -180,6 +160,14 @@ def test_invariants_with_every_option(scenario):
                 ("r6", 5, 4, 1), *((f"r{i}", 6, 1, 1) for i in range(7, 15))),
           Config(4), Policy(mixing="prefill-first")))
 # Stops seen at one time are listed in trace order, however late a merged plan sees them.
+# With tenant quotas, an arrival that could come in did not end a merged run (B waited until A was done) ...
+@example((validate([{"name": "A", "arrival": 0, "prompt": 1, "output": 5, "tenant": "a"},
+                    {"name": "B", "arrival": 2, "prompt": 1, "output": 1, "tenant": "b"}]),
+          Config(4), Policy(tenant_quotas=(("a", 0.5),))))
+# ... nor did a waiting request's stop, which unblocks the head of a strict FCFS queue (C waited behind B).
+@example((validate([{"name": "A", "arrival": 0, "prompt": 1, "output": 6},
+                    {"name": "B", "arrival": 0, "prompt": 4, "output": 1, "cancel_at": 2},
+                    {"name": "C", "arrival": 0, "prompt": 1, "output": 1}]), Config(4), Policy(order="fcfs")))
 @example((_rows(("r0", 0, 1, 1), ("r1", 11, 1, 1), ("r2", 11, 2, 4), ("r3", 12, 1, 4),
                 *((f"r{i}", 12, 1, 1) for i in range(4, 9))), Config(2), Policy("static", timeout=8)))
 def test_merged_ticks_equal_one_tick_at_a_time_with_every_option(scenario):
@@ -187,7 +175,7 @@ def test_merged_ticks_equal_one_tick_at_a_time_with_every_option(scenario):
     planning every iteration on its own, gives the same schedule."""
     trace, config, policy = scenario
     merged = simulate(trace, config, policy)
-    single = run(make_scheduler(policy, trace, config, quick=False), max_repeat=1)
+    single = run(make_scheduler(policy, trace, config), max_repeat=1)
     assert run_json(merged, compute(merged)) == run_json(single, compute(single))
 
 

@@ -4,9 +4,9 @@ import pyarrow as pa
 import pytest
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
-from tests.browser_kit import ServerError, streamlit_server
-from tests.classroom_load import WALK
-from tests.protocol_load import (
+from kit.browser_kit import ServerError, streamlit_server
+from kit.classroom_load import WALK
+from kit.protocol_load import (
     HOME,
     LAB_TRACE,
     NAMES,

@@ -11,8 +11,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 APP = [ROOT / "app.py", ROOT / "classroom.py", *(path for folder in ("pages", "ui", "sim", "gpu_demo")
                          for path in (ROOT / folder).rglob("*.py"))]
-TESTS = [*(ROOT / "tests").glob("*.py"), *(ROOT / "bench").glob("*.py")]
-LOCAL = {"app", "classroom", "pages", "ui", "sim", "gpu_demo", "tests", "bench", "common"}
+TESTS = [*(path for folder in ("tests", "kit", "bench") for path in (ROOT / folder).glob("*.py"))]
+LOCAL = {"app", "classroom", "pages", "ui", "sim", "gpu_demo", "tests", "kit", "bench", "common"}
 TEST_TOOLS = {"pytest", "hypothesis", "playwright", "ruff"}
 
 

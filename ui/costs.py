@@ -139,7 +139,7 @@ def scheduler_work(repeats: int = 3) -> list[Work]:
         timings = []
         for attempt in range(repeats + 1):
             started = time.perf_counter()
-            schedule = run_scheduler(make_scheduler(policy, trace, config, quick=False), max_repeat=1)
+            schedule = run_scheduler(make_scheduler(policy, trace, config), max_repeat=1)
             if attempt:
                 timings.append(time.perf_counter() - started)
         iterations = sum(s.iterations for s in schedule.steps)

@@ -122,19 +122,6 @@ class WaitQueue:
                     < (requests[j].priority - rate * (now - requests[j].arrival), j))
         return self.rank[i] < self.rank[j]
 
-    def pop_first(self, limit: int) -> int:
-        """Take out the first waiting request (in rank order) whose cost is at most `limit`; -1 if none.
-        The quick way for orders that neither block at the head nor age."""
-        tree, size = self.tree.tree, self.tree.size
-        if tree[1] > limit:
-            return -1
-        i = 1
-        while i < size:  # down from the root, to the leftmost leaf that fits
-            i = 2 * i if tree[2 * i] <= limit else 2 * i + 1
-        self.count -= 1
-        self.tree.set(i - size, NEVER)
-        return self.by_rank[i - size]
-
     def next(self, limit: int, after: int = -1) -> tuple[int, int]:
         """(request, position) of the next candidate after position `after`, or (-1, -1)."""
         if self._sorted is not None:

@@ -110,18 +110,19 @@ class Schedule:
     events: list[tuple[float, str, int]] = field(default_factory=list)  # (time, preempt|swap_out|..., request)
     _version: int = -1  # batch membership of the last step; a change starts a new Step
 
-    def add_step(self, start, end, iterations, prefill, decode, padding, running, version, kv_blocks=None,
-                 graph_padding=0, decode_sequences=0, spec_accepted=0, changes=()) -> None:
+    def add_step(self, step: Step, version: int) -> None:
+        """Record `step`, run with the batch membership `version`: it extends the last step when it continues it
+        with the same membership, token counts and iteration length."""
         last = self.steps[-1] if self.steps else None
-        same = (prefill, decode, padding, kv_blocks, graph_padding, decode_sequences, spec_accepted)
-        if (last is not None and version == self._version and last.end == start
+        if (last is not None and version == self._version and last.end == step.start
                 and (last.prefill_tokens, last.decode_tokens, last.padding_tokens, last.kv_blocks, last.graph_padding,
-                     last.decode_sequences, last.spec_accepted) == same
-                and (last.end - last.start) * iterations == (end - start) * last.iterations):
-            last.end, last.iterations = end, last.iterations + iterations
+                     last.decode_sequences, last.spec_accepted)
+                == (step.prefill_tokens, step.decode_tokens, step.padding_tokens, step.kv_blocks, step.graph_padding,
+                    step.decode_sequences, step.spec_accepted)
+                and (last.end - last.start) * step.iterations == (step.end - step.start) * last.iterations):
+            last.end, last.iterations = step.end, last.iterations + step.iterations
         else:
-            self.steps.append(Step(start, end, iterations, prefill, decode, padding, running, decode_sequences,
-                                   kv_blocks, graph_padding, spec_accepted, changes))
+            self.steps.append(step)
         self._version = version
 
     @property

@@ -665,6 +665,24 @@ TEXTS = {
         "\\text{makespan}}"),
     "guide_utilization_includes": "Padding is not useful work; idle ticks count as unused budget.",
     "guide_fair_title": "A fair A/B comparison",
+    "guide_hood_title": "Under the hood: the seed's four steps in sim's code",
+    "guide_hood": (
+        "Every iteration of continuous batching is the seed's four steps. In `sim/core/policies.py`, "
+        "`Continuous.plan` calls them in order, one function each:\n"
+        "1. **Decode the running requests**: `plan_decodes` (a speculative step with draft tokens; decoders stall "
+        "when the budget cannot pay for all).\n"
+        "2. **Free what finished**: `Continuous.commit`, after the iteration ran: a request that emitted its last "
+        "token leaves the batch (`Scheduler.exit`) and frees its KV blocks (`free_blocks`).\n"
+        "3. **Admit within the budgets**: `plan_prefills` (chunks of prefills under way, swapped-out requests "
+        "back first) and `admit_waiting` (the queue in the policy's order, within the token budget, the slot "
+        "limit, the KV cache and tenant quotas).\n"
+        "4. **Form the batch**: `form_batch` (CUDA-graph padding, the context attention reads, how many "
+        "identical iterations follow).\n\n"
+        "Before them `before_iteration` does what happens at an iteration's start: arrivals, stops, KV growth "
+        "and preemption (`Scheduler.grow_due`), preemptive priority. Each request's state is one record "
+        "(`sim/core/request.py`, `RequestState`), and decode progress is counted lazily there "
+        "(`DecodeRounds`). The plan the scheduler hands its executor, the simulator's cost model or the real "
+        "engine's forward pass, is one `Iteration` (`sim/core/iteration.py`)."),
     "guide_fair": (
         "Compare policies only on **the same workload and the same arrival trace**, with **the same model, "
         "hardware and output semantics** (the same first-token rule, the same stopping). When you report a "

@@ -657,6 +657,20 @@ TEXTS = {
         "\\text{makespan}}"),
     "guide_utilization_includes": "padding 不算有效工作；空闲 tick 计为未使用的预算。",
     "guide_fair_title": "公平的 A/B 对比",
+    "guide_hood_title": "深入代码：种子文档的四个步骤在 sim 中的位置",
+    "guide_hood": (
+        "连续批处理的每一轮迭代都是种子文档的四个步骤。在 `sim/core/policies.py` 中，"
+        "`Continuous.plan` 依次调用它们，每步一个函数：\n"
+        "1. **运行中的请求 decode**：`plan_decodes`（投机解码的草稿 token；预算不够时部分 decoder 暂停）。\n"
+        "2. **释放已完成的请求**：迭代运行之后的 `Continuous.commit`：输出最后一个 token 的请求离开 batch"
+        "（`Scheduler.exit`）并释放其 KV block（`free_blocks`）。\n"
+        "3. **在预算内接纳**：`plan_prefills`（进行中的 prefill 分块，先换回被换出的请求）和 "
+        "`admit_waiting`（按策略顺序遍历队列，受 token 预算、序列上限、KV cache 和租户配额约束）。\n"
+        "4. **组成 batch**：`form_batch`（CUDA graph 填充、注意力读取的上下文、之后有多少轮相同的迭代）。\n\n"
+        "在这之前，`before_iteration` 处理迭代开始时发生的事：到达、停止、KV 增长与抢占"
+        "（`Scheduler.grow_due`）、抢占式优先级。每个请求的状态是一条记录（`sim/core/request.py` 的 "
+        "`RequestState`），decode 进度在那里惰性计数（`DecodeRounds`）。调度器交给执行器（模拟器的代价模型"
+        "或真实引擎的前向计算）的计划是一个 `Iteration`（`sim/core/iteration.py`）。"),
     "guide_fair": (
         "只有在**同一负载、同一 arrival trace**，并且**同一模型、同一硬件、同一输出语"
         "义**（相同的首 token 规则、相同的停止条件）下，策略对比才公平。报告吞吐实验时还要说明："

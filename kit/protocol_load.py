@@ -1,6 +1,6 @@
 """A classroom's load without browsers: many sessions at once, each a websocket client speaking Streamlit's protocol.
 
-Each session walks the app as tests/classroom_load.py's Chromium sessions do (the trace lab from its own share
+Each session walks the app as kit/classroom_load.py's Chromium sessions do (the trace lab from its own share
 link, every page in WALK order, a real-model run on its lab trace, back to the lab) but sends the frontend's
 messages itself, so no browser shares the server's cores and a rush can be a real one. It times each page run
 from the rerun sent to the run's `script_finished`, and reads every ForwardMsg of the run: an `exception`
@@ -36,8 +36,8 @@ from streamlit.proto.WidgetStates_pb2 import WidgetState
 from streamlit.runtime.state.common import user_key_from_element_id
 from websockets.asyncio.client import connect
 
+from kit.classroom_load import NAME, WALK, Pace, Report, session_trace
 from sim.core.config import Config, Policy
-from tests.classroom_load import NAME, WALK, Pace, Report, session_trace
 from ui.scenario import QUERY_KEY, Scenario, encode
 
 PAGE_TIMEOUT = 300.0  # as long as the browser sessions wait for a page

@@ -19,9 +19,9 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from kit.browser_kit import CHROMIUM, CHROMIUM_ARGS
 from sim.core.config import Config, Policy
 from sim.trace.trace import Request, Trace
-from tests.browser_kit import CHROMIUM, CHROMIUM_ARGS
 from ui.scenario import Scenario, encode
 
 TIMEOUT_MS = 300_000  # eight sessions on two cores, and the model's runs take turns

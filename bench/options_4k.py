@@ -1,0 +1,168 @@
+"""Every option of the lab on one 4,000-request trace: how much each option, and the heaviest mixes, cost.
+
+Trace: 4,000 requests built with sim's own Request and Trace; gaps between arrivals uniform 0-3 whole ticks,
+prompts uniform 1-200 tokens, outputs uniform 1-60, and a priority (0-2), a tenant (a, b, c) and a deadline
+(20-200 ticks after arrival) each, so the queue orders, preemptive priority and tenant quotas have something
+to act on; all drawn from `--seed`. Budgets: token budget 512, max_seqs 64. Every case runs the same trace.
+Cases: plain (the seed's continuous loop), each option alone on top of plain (chunked prefill 64, prefill-first
+mixing, each queue order, a KV cache of 100,000 blocks of 16 reserved / overcommitted with recompute or swap /
+with the lowest-priority victim, preemptive priority, a timeout, graph buckets 1-64, speculation k=3 p=0.6,
+tenant quotas, the small-gpu linear cost model with and without c_attn, static batching) and the heavy mixes.
+Method: `simulate` (sim.core.engine) in process, one warm-up run left out, the median of `--runs` runs.
+Goal: each case under 0.3 s.
+Reference baseline, when ../shared/oracles/nano-vllm/ is present (and its xxhash installed): nano-vllm's own
+Scheduler imported from there, stepped through the same trace tick by tick with no model (each tick: add that
+tick's arrivals, schedule(), postprocess() with a dummy token a sequence; a sequence finishes when it has made
+its output tokens), max_num_seqs 64, max_num_batched_tokens 512 and a KV cache that never runs out, timed the
+same way.
+Usage: python bench/options_4k.py [--runs N] [--requests N] [--seed S]
+"""
+import argparse
+import importlib
+import importlib.util
+import math
+import random
+import sys
+import types
+from collections.abc import Callable
+from dataclasses import replace
+
+from common import SHARED, median_time
+
+from sim.core.config import COST_PRESETS, Config, Policy
+from sim.core.engine import simulate
+from sim.trace.trace import Request, Trace
+
+GOAL_S = 0.3
+BUDGET, MAX_SEQS = 512, 64
+PROMPT, OUTPUT, GAP = (1, 200), (1, 60), (0, 3)
+KV = {"kv_blocks": 100_000, "block_size": 16}
+NANO_VLLM = SHARED / "oracles" / "nano-vllm"
+
+
+def make_trace(n: int, seed: int) -> Trace:
+    """n requests, the first at tick 0, each with a priority, a tenant and a deadline drawn from the seed."""
+    rng = random.Random(f"options_4k:{seed}")
+    width, now, requests = len(str(n)), 0, []
+    for i in range(n):
+        if i:
+            now += rng.randint(*GAP)
+        requests.append(Request(f"r{i + 1:0{width}d}", now, rng.randint(*PROMPT), rng.randint(*OUTPUT),
+                                priority=rng.randint(0, 2), deadline=now + rng.randint(20, 200),
+                                tenant=rng.choice("abc")))
+    return Trace(tuple(requests))
+
+
+def cases(seed: int) -> dict[str, tuple[Config, Policy]]:
+    """Every option combination the lab offers, by name: each option alone on plain, then the heavy mixes."""
+    plain = Config(token_budget=BUDGET, max_seqs=MAX_SEQS)
+    kv = replace(plain, **KV)
+    small_gpu = COST_PRESETS["small-gpu"]
+    overcommit = Policy(kv_admission="overcommit")
+    return {
+        "plain": (plain, Policy()),
+        "chunked prefill 64": (plain, Policy(chunk_size=64)),
+        "prefill-first": (plain, Policy(mixing="prefill-first")),
+        **{f"order {order}": (plain, Policy(order=order)) for order in ("fcfs", "priority", "sjf", "edf", "aging")},
+        "kv reserve": (kv, Policy()),
+        "kv overcommit + recompute": (kv, replace(overcommit, preempt="recompute")),
+        "kv overcommit + swap": (kv, replace(overcommit, preempt="swap")),
+        "kv victim lowest-priority": (kv, replace(overcommit, victim="lowest-priority")),
+        "preemptive priority": (plain, Policy(preemptive_priority=True)),
+        "timeout 40": (plain, Policy(timeout=40)),
+        "graph buckets 1-64": (plain, Policy(graph_buckets=tuple(2 ** i for i in range(7)))),
+        "speculation k=3 p=0.6": (plain, Policy(spec_tokens=3, spec_accept=0.6, seed=seed)),
+        "tenant quotas a=0.5 b=0.25": (plain, Policy(tenant_quotas=(("a", 0.5), ("b", 0.25)))),
+        "linear small-gpu": (replace(plain, cost=small_gpu), Policy()),
+        "linear small-gpu, c_attn 0": (replace(plain, cost=replace(small_gpu, c_attn=0.0)), Policy()),
+        "static": (plain, Policy(batching="static")),
+        "prefill-first + kv overcommit + recompute + victim latest + first token prefill": (
+            replace(kv, first_token="prefill"),
+            replace(overcommit, mixing="prefill-first", preempt="recompute", victim="latest")),
+        "chunked 64 + prefill-first + kv overcommit": (
+            kv, replace(overcommit, chunk_size=64, mixing="prefill-first")),
+    }
+
+
+def nano_vllm_run(trace: Trace) -> Callable[[], int] | str:
+    """A function that steps nano-vllm's Scheduler through the trace and returns the ticks it took, or why
+    it cannot be run here. Its files stay where they are: they go on sys.path under stand-in modules for the
+    parts of the nanovllm package that need a GPU (its README's recipe)."""
+    if not (NANO_VLLM / "nanovllm" / "engine" / "scheduler.py").exists():
+        return f"{NANO_VLLM} is not present"
+    for needed in ("numpy", "xxhash"):  # its block manager hashes token ids with them (not the project's needs)
+        if importlib.util.find_spec(needed) is None:
+            return f"it needs {needed} (pip install {needed})"
+    package, engine, config = (types.ModuleType(name) for name in ("nanovllm", "nanovllm.engine", "nanovllm.config"))
+    package.__path__ = [str(NANO_VLLM / "nanovllm")]
+    engine.__path__ = [str(NANO_VLLM / "nanovllm" / "engine")]
+
+    class NanoConfig:
+        max_num_seqs = MAX_SEQS
+        max_num_batched_tokens = BUDGET
+        eos = -1
+        kvcache_block_size = KV["block_size"]
+        # room for max_num_seqs of the longest requests at once: never the limit
+        num_kvcache_blocks = MAX_SEQS * math.ceil((PROMPT[1] + OUTPUT[1]) / KV["block_size"])
+
+    config.Config = NanoConfig
+    sys.modules.update({"nanovllm": package, "nanovllm.engine": engine, "nanovllm.config": config})
+    sys.path.insert(0, str(NANO_VLLM))
+    # Imported by name: the oracle lives in ../shared, not among the project's requirements.
+    Scheduler = importlib.import_module("nanovllm.engine.scheduler").Scheduler
+    Sequence = importlib.import_module("nanovllm.engine.sequence").Sequence
+    SamplingParams = importlib.import_module("nanovllm.sampling_params").SamplingParams
+
+    Sequence.set_block_size(KV["block_size"])
+    # Each request's own token id, so the prefix cache finds no block shared between two prompts.
+    requests = [(r.arrival, [i + 1] * r.prompt, SamplingParams(max_tokens=r.output, ignore_eos=True))
+                for i, r in enumerate(trace)]
+
+    def run() -> int:
+        scheduler = Scheduler(NanoConfig())
+        tick, i, n = 0, 0, len(requests)
+        while i < n or not scheduler.is_finished():
+            if scheduler.is_finished() and requests[i][0] > tick:
+                tick = requests[i][0]  # nothing to run until the next arrival
+            while i < n and requests[i][0] <= tick:
+                scheduler.add(Sequence(requests[i][1], requests[i][2]))
+                i += 1
+            seqs, _ = scheduler.schedule()
+            scheduler.postprocess(seqs, [0] * len(seqs))
+            tick += 1
+        return tick
+
+    return run
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--requests", type=int, default=4000)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+
+    trace = make_trace(args.requests, args.seed)
+    print(f"requests {len(trace):,}, last arrival tick {trace.requests[-1].arrival:,}, token budget {BUDGET}, "
+          f"max_seqs {MAX_SEQS}; median of {args.runs} runs after a warm-up; goal: under {GOAL_S} s a case")
+    width = max(len(name) for name in cases(args.seed))
+    plain_s = None
+    for name, (config, policy) in cases(args.seed).items():
+        seconds, schedule = median_time(lambda c=config, p=policy: simulate(trace, c, p), runs=args.runs)
+        plain_s = plain_s or seconds
+        verdict = "met" if seconds < GOAL_S else "NOT MET"
+        unit = "ticks" if config.cost.unit == "tick" else config.cost.unit
+        print(f"{name:<{width}}  {seconds:6.3f} s  {seconds / plain_s:6.2f}x plain  "
+              f"makespan {schedule.makespan:>9,.0f} {unit:<5}  {verdict}")
+
+    nano = nano_vllm_run(trace)
+    if isinstance(nano, str):
+        print(f"nano-vllm baseline skipped: {nano}")
+        return
+    nano_s, ticks = median_time(nano, runs=args.runs)
+    print(f"nano-vllm Scheduler (reference, no model): {nano_s:.3f} s median of {args.runs}, {ticks:,} ticks; "
+          f"plain takes {plain_s / nano_s:.2f}x its time")
+
+
+if __name__ == "__main__":
+    main()

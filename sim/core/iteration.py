@@ -1,0 +1,37 @@
+"""The executor contract: an Iteration is the whole plan of one model iteration, all an executor needs to run
+it (the simulator's cost model, or the real engine's one batched forward pass) without reading the scheduler.
+
+The loop of every executor: `it = scheduler.plan(now, ...)`; run `it` (`it.repeat` identical iterations);
+`scheduler.commit(it, start, end)`. Between the two, nothing in the scheduler changes.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(slots=True, eq=False)
+class Iteration:
+    """One model iteration as planned; `repeat` identical iterations may run back to back."""
+    decoding: list[int] = field(default_factory=list)  # requests that decode: one token each (or a speculative step)
+    prefill: list[tuple[int, int, int]] = field(default_factory=list)  # (request, first position, tokens)
+    prefill_done: list[int] = field(default_factory=list)  # requests whose prompt this iteration completes
+    prefill_emits: list[int] = field(default_factory=list)  # of those, the ones whose prefill samples a token
+    finishing: list[int] = field(default_factory=list)  # requests whose last token this iteration emits
+    stalled: list[int] = field(default_factory=list)  # decoders that hold a slot but do not decode in it
+    accepted: dict[int, int] = field(default_factory=dict)  # speculative decoding: drafts accepted per request
+    prefill_tokens: int = 0  # the sum of the prefill column
+    decode_work: int = 0  # the decoders' token-work (k + 1 each with speculative decoding)
+    padding: int = 0  # padded prompt positions and idle decode slots (static batching)
+    graph_padding: int = 0  # decode slots added to reach a captured CUDA-graph batch size
+    context_read: int = 0  # KV tokens its attention reads (for the latency model)
+    repeat: int = 1
+    blocks: dict[int, list[int]] | None = None  # each request's KV block ids in token order (None: no cache)
+
+    @property
+    def decode(self) -> int:
+        """Requests decoding in it."""
+        return len(self.decoding)
+
+    @property
+    def token_work(self) -> int:
+        return self.prefill_tokens + self.decode_work + self.padding

@@ -1,0 +1,48 @@
+"""Cancellation: when each request is stopped (its `cancel_at`, or its arrival + the policy's timeout), in a
+heap, so that a plan finds the stops due in O(log n) each."""
+from __future__ import annotations
+
+import heapq
+
+from .request import DONE, RUNNING, RequestState
+
+
+class Stops:
+    def __init__(self, states: list[RequestState], timeout: int | None):
+        self.states = states
+        self.heap: list[tuple[float, int]] = []  # (stop time, request)
+        for s in states:
+            times = [t for t in (s.request.cancel_at, None if timeout is None else s.request.arrival + timeout)
+                     if t is not None]
+            if times:
+                s.stop_at = min(times)
+                self.heap.append((s.stop_at, s.index))
+        heapq.heapify(self.heap)
+
+    def __bool__(self) -> bool:
+        return bool(self.heap)
+
+    def due(self, clock: float) -> list[tuple[float, int]]:
+        """The stops due by `clock` of requests not done, taken out of the heap. A running request stopped at
+        `clock` itself is left for the next boundary: the iteration starting now still holds it."""
+        heap = self.heap
+        if not heap or heap[0][0] > clock:
+            return []
+        due, held_back = [], []
+        while heap and heap[0][0] <= clock:
+            entry = heapq.heappop(heap)
+            s = self.states[entry[1]]
+            if s.phase == DONE:
+                continue
+            (held_back if s.phase in RUNNING and entry[0] == clock else due).append(entry)
+        for entry in held_back:
+            heapq.heappush(heap, entry)
+        return due
+
+    def next_stop(self) -> float | None:
+        """The earliest stop of a request not done yet: a run of identical iterations must not pass it (a
+        running request leaves at the first boundary after it; a waiting one leaving may unblock the queue)."""
+        heap = self.heap
+        while heap and self.states[heap[0][1]].phase == DONE:
+            heapq.heappop(heap)
+        return heap[0][0] if heap else None
