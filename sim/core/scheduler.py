@@ -17,6 +17,7 @@ import random
 from ..trace.trace import Trace, check_budget
 from .config import Config, ConfigError, Policy
 from .kv import BlockManager, blocks_for
+from .memory import KVMemory
 from .queue import NEVER, WaitQueue
 from .recording import Recording
 from .request import DECODE, DONE, PREFILL, RUNNING, SWAP_IN, SWAPPED, WAITING, DecodeRounds, RequestState
@@ -24,9 +25,10 @@ from .schedule import RequestTimeline, Schedule, Segment
 from .stops import Stops
 
 
-class Scheduler(Recording):
-    """State every policy shares; `Continuous` and `Static` (sim.core.policies) decide the iterations. Its
-    commit side (what a committed iteration records) is sim.core.recording."""
+class Scheduler(KVMemory, Recording):
+    """State every policy shares; `Continuous` and `Static` (sim.core.policies) decide the iterations. Its KV
+    side (blocks, growth, preemption) is sim.core.memory, its commit side (what a committed iteration records)
+    sim.core.recording."""
 
     def __init__(self, trace: Trace, config: Config, policy: Policy, unit: str | None = None):
         """`unit` is the time unit of the executor's clock (default: its cost model's, ticks or ms)."""
@@ -173,95 +175,6 @@ class Scheduler(Recording):
             self.timelines[i].add("swapping", self.timelines[i].segments[-1].end, now, 0)
         self.exit(i)
         self.free_blocks(i, now)
-
-    # -- the KV cache and preemption ------------------------------------------------------------------------
-    def free_blocks(self, i: int, now: float) -> None:
-        if self.kv is not None and self.kv.held(i):
-            self.kv.free_request(i)
-            self.timelines[i].kv.append((now, 0))
-
-    def take_blocks(self, i: int, tokens: int, now: float) -> bool:
-        """Grow request i's blocks to hold `tokens` tokens; False (nothing taken) if the pool is short."""
-        if self.kv is None:
-            return True
-        held = self.kv.held(i)
-        if not self.kv.grow_to(i, tokens):
-            return False
-        if self.kv.held(i) != held:
-            self.timelines[i].kv.append((now, self.kv.held(i)))
-        return True
-
-    def blocks_short(self, tokens: int) -> bool:
-        return self.kv is not None and blocks_for(tokens, self.kv.block_size) > self.kv.free
-
-    def drafts(self, i: int) -> int:
-        """Draft tokens request i's next speculative step verifies: k, but never past its last token."""
-        return min(self.policy.spec_tokens, max(0, self.requests[i].output - self.generated(i) - 1))
-
-    def watch_growth(self, i: int) -> None:
-        """Overcommit: note the decode round whose fed tokens no longer fit request i's blocks. A round feeds
-        the last token made and any drafts: it needs KV for context + drafts tokens."""
-        if self.overcommit:
-            s = self.states[i]
-            room = self.kv.capacity(i) - self.context(i) - self.drafts(i) + 1
-            s.block_round = self.rounds.now + max(0, room)
-            heapq.heappush(self.block_due, (s.block_round, i))
-
-    def grow_due(self, now: float) -> bool:
-        """Before a decode round: decoders whose fed tokens need a new block get one, preempting the victim
-        (maybe themselves) while the pool is short. True if it preempted."""
-        heap, states, preempted = self.block_due, self.states, False
-        while heap and heap[0][0] <= self.rounds.now:
-            due, i = heapq.heappop(heap)
-            if i not in self.decoders or due != states[i].block_round:
-                continue  # it left, or was noted again since
-            needed = self.context(i) + self.drafts(i)
-            while not self.take_blocks(i, needed, now):
-                # A request swapping back in holds blocks too: it can go out again.
-                among = [j for j in self.running if states[j].phase in RUNNING]
-                if self.policy.preemptive_priority:  # never push out a better class: it would push back
-                    among = [j for j in among if self.requests[j].priority >= self.requests[i].priority]
-                victim = self.victim(among)
-                self.preempt(victim, now)
-                preempted = True
-                if victim == i:
-                    break
-            else:
-                self.watch_growth(i)
-        return preempted
-
-    def rounds_to_next_block(self) -> int:
-        """Overcommit: decode rounds until a decoder needs another block."""
-        heap = self.block_due
-        while heap and (heap[0][1] not in self.decoders or heap[0][0] != self.states[heap[0][1]].block_round):
-            heapq.heappop(heap)
-        return heap[0][0] - self.rounds.now if heap else NEVER
-
-    def victim(self, among: list[int]) -> int:
-        """The running request to preempt: the latest arrival, or the lowest priority (then the latest). With
-        preemptive priority always the lowest class first: a better class pushed out would push back at once."""
-        if self.policy.victim == "lowest-priority" or self.policy.preemptive_priority:
-            return max(among, key=lambda j: (self.requests[j].priority, j))
-        return max(among)
-
-    def preempt(self, i: int, now: float, recompute: bool = False) -> None:
-        """Evict running request i: recompute (drop its KV and wait in the queue, at its place in the policy's
-        order, to prefill prompt + generated again) or swap (its blocks go to host memory; it comes back, before
-        any waiting request, without recomputing)."""
-        s = self.states[i]
-        swap = self.policy.preempt == "swap" and (i in self.decoders or s.phase == SWAP_IN) and not recompute
-        held = self.kv.held(i) if self.kv is not None else 0
-        self.drop_running(i, now)
-        s.timeline.preemptions += 1
-        if swap:
-            s.phase, s.swapped_blocks = SWAPPED, held
-            s.timeline.swapped_blocks += held
-            self.schedule.events.append((now, "swap_out", i))
-            heapq.heappush(self.resume, i)
-        else:
-            s.phase, s.target, s.prefilled = WAITING, s.prompt + s.made, 0
-            self.schedule.events.append((now, "preempt", i))
-            self.queue.push(i, self.admission_cost(i))
 
     # -- membership and decoding ----------------------------------------------------------------------------
     def admit(self, i: int, now: float) -> None:
