@@ -122,7 +122,7 @@ class Continuous(Scheduler):
             i, position = queue.next(budget, position)
             if i < 0:
                 break
-            room = self.quota_room(i, use)
+            room = self.quota_room(i, use) if self.quotas else NEVER
             if checks and (self.blocks_short(self.kv_need(i)) or room < self.admission_cost(i)):
                 if queue.head_of_line:
                     break
@@ -203,7 +203,8 @@ class Continuous(Scheduler):
         for i in it.finishing:  # step 2: what finished leaves the batch and frees its blocks
             self.finish(i, end)
             self.exit(i)
-            self.free_blocks(i, end)
+            if self.kv is not None:
+                self.free_blocks(i, end)
         self.iterations += it.repeat
 
     # -- the options' own steps -------------------------------------------------------------------------------

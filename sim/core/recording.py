@@ -63,7 +63,8 @@ class Recording:
             return
         first_end = start + iteration_length(start, end, it.repeat)
         states = self.states
-        for i, accepted in it.accepted.items():  # speculation: each step its own segment of 1 + accepted tokens
+        # speculation: each step its own segment of 1 + accepted tokens
+        for i, accepted in it.accepted.items() if it.accepted else ():
             self.starting.pop(i, None)
             if states[i].timeline.first_token is None:
                 states[i].timeline.first_token = first_end
@@ -75,9 +76,10 @@ class Recording:
             states[i].made -= it.repeat
         self.rounds.advance(it.repeat)
         self.stall(it.stalled, start, end)
-        for i in (*it.stalled, *it.accepted):
-            self.expect_last(i)
-            self.watch_growth(i)
+        if it.stalled or it.accepted:
+            for i in (*it.stalled, *it.accepted):
+                self.expect_last(i)
+                self.watch_growth(i)
 
     def finish(self, i: int, end: float) -> None:
         """Request i made its last token at `end` (or was stopped during that iteration): it is done."""
@@ -103,8 +105,9 @@ class Recording:
         self.schedule.add_step(Step(start, end, it.repeat, prefill_tokens=it.prefill_tokens,
                                     decode_tokens=it.decode_work, padding_tokens=it.padding,
                                     running=len(self.running), decode_sequences=it.decode,
-                                    kv_blocks=self.kv.used if self.kv else None, graph_padding=it.graph_padding,
-                                    spec_accepted=sum(it.accepted.values()), changes=self.changes or ()),
+                                    kv_blocks=None if self.kv is None else self.kv.used, graph_padding=it.graph_padding,
+                                    spec_accepted=sum(it.accepted.values()) if it.accepted else 0,
+                                    changes=self.changes or ()),
                                self.version)
         if self.changes:
             self.changes = []

@@ -207,7 +207,8 @@ class Scheduler(KVMemory, Recording):
         self.rounds.start(s)
         self.decoders[i] = self.starting[i] = None
         self.expect_last(i)
-        self.watch_growth(i)
+        if self.overcommit:
+            self.watch_growth(i)
 
     def stop_decoding(self, i: int, now: float) -> None:
         """Decoder i leaves the decode rounds at `now` (a cancel, a preemption): its open segment closes."""
