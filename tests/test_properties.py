@@ -62,6 +62,38 @@ def test_same_input_same_schedule(scenario):
     assert run_json(first, compute(first)) == run_json(second, compute(second))
 
 
+@settings(max_examples=150, deadline=None)
+@given(scenarios())
+def test_the_seed_loops_fast_path_and_the_general_steps_agree(scenario):
+    """With no option on, the seed's loop takes sim.core.plain's quicker path; kept off it (the general steps
+    every option takes), the same trace gives the same schedule, merged ticks and one tick at a time alike."""
+    from sim.core.plain import PlainContinuous
+    from sim.core.policies import Continuous
+
+    trace, config, _ = scenario
+    fast, general = make_scheduler("continuous", trace, config), make_scheduler("continuous", trace, config, fast=False)
+    assert (type(fast), type(general)) == (PlainContinuous, Continuous)  # two paths, not one twice
+    a, b = run(fast), run(general)
+    assert run_json(a, compute(a)) == run_json(b, compute(b))
+    c = run(make_scheduler("continuous", trace, config), max_repeat=1)
+    d = run(make_scheduler("continuous", trace, config, fast=False), max_repeat=1)
+    assert run_json(a, compute(a)) == run_json(c, compute(c)) == run_json(d, compute(d))
+
+
+def test_the_fast_path_is_chosen_only_where_it_applies():
+    """The comparison above is worth something only where the fast path is taken, and it must not be where
+    an option would need the general steps."""
+    from sim.core.plain import PlainContinuous
+
+    trace, config = make_trace(("A", 0, 2, 3)), Config(8)
+    assert type(make_scheduler("continuous", trace, config)) is PlainContinuous
+    for policy, other in ((Policy(chunk_size=2), config), (Policy(), Config(8, kv_blocks=10)),
+                          (Policy(), Config(8, cost=CostModel("linear"))), (Policy(timeout=3), config)):
+        assert type(make_scheduler(policy, trace, other)) is not PlainContinuous
+    cancelled = validate([{"name": "A", "arrival": 0, "prompt": 2, "output": 3, "cancel_at": 1}])
+    assert type(make_scheduler("continuous", cancelled, config)) is not PlainContinuous
+
+
 @st.composite
 def option_scenarios(draw):
     """Random traces with priorities and cancels, under random scheduler options (KV cache, chunking,
@@ -175,7 +207,7 @@ def test_merged_ticks_equal_one_tick_at_a_time_with_every_option(scenario):
     planning every iteration on its own, gives the same schedule."""
     trace, config, policy = scenario
     merged = simulate(trace, config, policy)
-    single = run(make_scheduler(policy, trace, config), max_repeat=1)
+    single = run(make_scheduler(policy, trace, config, fast=False), max_repeat=1)
     assert run_json(merged, compute(merged)) == run_json(single, compute(single))
 
 

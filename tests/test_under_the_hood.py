@@ -8,7 +8,7 @@ from sim.core import iteration, policies, request, scheduler
 from ui.strings import STRINGS
 
 ROOT = Path(__file__).resolve().parents[1]
-PLACES = (policies.Continuous, scheduler.Scheduler, iteration, iteration.Iteration, request)
+PLACES = (policies, policies.Continuous, scheduler.Scheduler, iteration, iteration.Iteration, request)
 
 
 def named(text: str) -> list[str]:

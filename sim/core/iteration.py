@@ -6,19 +6,22 @@ The loop of every executor: `it = scheduler.plan(now, ...)`; run `it` (`it.repea
 """
 from __future__ import annotations
 
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 
 @dataclass(slots=True, eq=False)
 class Iteration:
     """One model iteration as planned; `repeat` identical iterations may run back to back."""
-    decoding: list[int] = field(default_factory=list)  # requests that decode: one token each (or a speculative step)
+    # Requests that decode: one token each (or a speculative step). When every decoder does, a live view of the
+    # scheduler's decoders (valid until commit): the common plan copies nothing.
+    decoding: Collection[int] = ()
     prefill: list[tuple[int, int, int]] = field(default_factory=list)  # (request, first position, tokens)
     prefill_done: list[int] = field(default_factory=list)  # requests whose prompt this iteration completes
-    prefill_emits: list[int] = field(default_factory=list)  # of those, the ones whose prefill samples a token
+    prefill_emits: Sequence[int] = ()  # of those, the ones whose prefill samples a token
     finishing: list[int] = field(default_factory=list)  # requests whose last token this iteration emits
-    stalled: list[int] = field(default_factory=list)  # decoders that hold a slot but do not decode in it
-    accepted: dict[int, int] = field(default_factory=dict)  # speculative decoding: drafts accepted per request
+    stalled: Sequence[int] = ()  # decoders that hold a slot but do not decode in it
+    accepted: Mapping[int, int] = ()  # speculative decoding: drafts accepted per request (empty without it)
     prefill_tokens: int = 0  # the sum of the prefill column
     decode_work: int = 0  # the decoders' token-work (k + 1 each with speculative decoding)
     padding: int = 0  # padded prompt positions and idle decode slots (static batching)

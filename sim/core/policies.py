@@ -74,9 +74,13 @@ class Continuous(Scheduler):
         for all: then the first ones, and the rest stall. The budget left."""
         if not self.decoders:
             return budget
-        work, everyone = 1 + self.policy.spec_tokens, list(self.decoders)
+        work = 1 + self.policy.spec_tokens
         fit = budget // work
-        it.decoding, it.stalled = (everyone, []) if len(everyone) <= fit else (everyone[:fit], everyone[fit:])
+        if len(self.decoders) <= fit:
+            it.decoding = self.decoders.keys()
+        else:
+            everyone = list(self.decoders)
+            it.decoding, it.stalled = everyone[:fit], everyone[fit:]
         it.decode_work = len(it.decoding) * work
         if self.policy.spec_tokens:
             it.accepted = {i: self.speculate(i) for i in it.decoding}
@@ -144,7 +148,7 @@ class Continuous(Scheduler):
         if s.prefilled + take == s.target:
             it.prefill_done.append(i)
             if self.prefill_emits:
-                it.prefill_emits.append(i)
+                it.prefill_emits = [*it.prefill_emits, i]
                 if s.made + 1 >= s.output:
                     it.finishing.append(i)
         if self.quotas:
@@ -389,7 +393,17 @@ class Static(Scheduler):
         self.batch = []
 
 
-def make_scheduler(policy: Policy | str, trace: Trace, config: Config, unit: str | None = None) -> Scheduler:
-    """The scheduler of `policy`; `unit`: the executor's time unit when it is not its cost model's."""
+def make_scheduler(policy: Policy | str, trace: Trace, config: Config, unit: str | None = None,
+                   fast: bool = True) -> Scheduler:
+    """The scheduler of `policy`; `unit`: the executor's time unit when it is not its cost model's. The seed's
+    loop with no option on takes the quicker path of sim.core.plain (unless `fast` is off; tests hold the two to
+    the same schedules)."""
     policy = Policy(batching=policy) if isinstance(policy, str) else policy
-    return (Static if policy.batching == "static" else Continuous)(trace, config, policy, unit)
+    if policy.batching == "static":
+        return Static(trace, config, policy, unit)
+    if (fast and policy == Policy() and not config.kv_blocks and config.cost.kind == "ticks"
+            and all(r.cancel_at is None for r in trace.requests)):
+        from .plain import PlainContinuous  # (it extends Continuous: imported when chosen)
+
+        return PlainContinuous(trace, config, policy, unit)
+    return Continuous(trace, config, policy, unit)
