@@ -9,7 +9,9 @@ mixing, each queue order, a KV cache of 100,000 blocks of 16 reserved / overcomm
 with the lowest-priority victim, preemptive priority, a timeout, graph buckets 1-64, speculation k=3 p=0.6,
 tenant quotas, the small-gpu linear cost model with and without c_attn, static batching) and the heavy mixes.
 Method: `simulate` (sim.core.engine) in process, one warm-up run left out, the median of `--runs` runs.
-Goal: each case under 0.3 s.
+Goal: each case under 0.3 s. Each case also prints the segments its per-request timelines hold (what the Gantt
+chart draws): a run records every one, so a case that makes many (prefill-first stalls every decoder at each
+prefill) costs at least that many records.
 Reference baseline, when ../shared/oracles/nano-vllm/ is present (and its xxhash installed): nano-vllm's own
 Scheduler imported from there, stepped through the same trace tick by tick with no model (each tick: add that
 tick's arrivals, schedule(), postprocess() with a dummy token a sequence; a sequence finishes when it has made
@@ -152,8 +154,9 @@ def main():
         plain_s = plain_s or seconds
         verdict = "met" if seconds < GOAL_S else "NOT MET"
         unit = "ticks" if config.cost.unit == "tick" else config.cost.unit
+        segments = sum(len(timeline.segments) for timeline in schedule.requests)
         print(f"{name:<{width}}  {seconds:6.3f} s  {seconds / plain_s:6.2f}x plain  "
-              f"makespan {schedule.makespan:>9,.0f} {unit:<5}  {verdict}")
+              f"makespan {schedule.makespan:>9,.0f} {unit:<5}  {segments:>8,} segments  {verdict}")
 
     nano = nano_vllm_run(trace)
     if isinstance(nano, str):

@@ -329,3 +329,32 @@ def test_push_and_remove_keep_the_waiting_set(options, case, ops):
     if queue.aging is not None:  # refreshed at `now` before the first push: each push kept that step's order
         assert queue.waiting == waiting
     assert drain(queue) == [i for i in expected_order(rows, options, now) if i in waiting]
+
+
+@pytest.mark.parametrize("options", ORDERS, ids=order_id)
+@EACH_ORDER
+@given(case=queues(), data=st.data())
+def test_quota_groups_pass_over_a_tenant_out_of_room(options, case, data):
+    # Under tenant quotas each quota tenant's requests sit in a tree of their own: next() offers, in the
+    # policy's order, those whose cost is within the limit and within their group's room.
+    rows, costs, now = case
+    groups = data.draw(st.lists(st.integers(0, 2), min_size=len(rows), max_size=len(rows)))
+    rooms = [NEVER, *data.draw(st.lists(st.integers(0, 9), min_size=2, max_size=2))]
+    limit = data.draw(st.integers(0, 9))
+    queue = WaitQueue(rows, Policy(**options), groups)
+    for i in range(len(rows)):
+        queue.push(i, costs[i])
+    if queue.aging is not None:
+        queue.refresh(now)
+    assert all(queue.cost(i) == costs[i] for i in range(len(rows)))
+    fits = [costs[i] <= min(limit, rooms[groups[i]]) for i in expected_order(rows, options, now)]
+    order = expected_order(rows, options, now)
+    if options["order"] == "fcfs":
+        expected = [i for i, _ in itertools.takewhile(lambda pair: pair[1], zip(order, fits))]
+    else:
+        expected = [i for i, fit in zip(order, fits) if fit]
+    offered, position = [], -1
+    while (found := queue.next(limit, position, rooms))[0] >= 0:
+        request, position = found
+        offered.append(request)
+    assert offered == expected

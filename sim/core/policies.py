@@ -123,10 +123,11 @@ class Continuous(Scheduler):
         unless the order blocks at the head)."""
         queue, chunk, checks, position = self.queue, self.policy.chunk_size or NEVER, self.kv or self.quotas, -1
         while budget > 0 and len(self.running) < self.seq_limit and queue.count:
-            i, position = queue.next(budget, position)
+            rooms = [NEVER, *(self.tenant_room(t, use) for t in self.quota_tenants)] if self.quotas else None
+            i, position = queue.next(budget, position, rooms)
             if i < 0:
                 break
-            room = self.quota_room(i, use) if self.quotas else NEVER
+            room = rooms[queue.group[i]] if rooms else NEVER
             if checks and (self.blocks_short(self.kv_need(i)) or room < self.admission_cost(i)):
                 if queue.head_of_line:
                     break
@@ -214,10 +215,13 @@ class Continuous(Scheduler):
     # -- the options' own steps -------------------------------------------------------------------------------
     def quota_room(self, i: int, use: dict) -> int:
         """Token-work request i's tenant may still use this iteration (quotas bind only with others running)."""
-        share = self.quotas.get(self.requests[i].tenant) if self.quotas else None
+        return self.tenant_room(self.requests[i].tenant, use) if self.quotas else NEVER
+
+    def tenant_room(self, tenant: str, use: dict) -> int:
+        share = self.quotas.get(tenant)
         if share is None or not self.running:
             return NEVER
-        return max(0, math.ceil(share * self.config.token_budget) - use.get(self.requests[i].tenant, 0))
+        return max(0, math.ceil(share * self.config.token_budget) - use.get(tenant, 0))
 
     def kv_need(self, i: int) -> int:
         """Tokens of KV an admission takes: all it will ever hold (reserve), or the prefill (overcommit)."""

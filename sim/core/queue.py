@@ -3,7 +3,8 @@
 Orders that do not change while a request waits (arrival, priority, job size, deadline) rank every request
 once; a min-tree over the ranks holds the admission cost (the budget a request needs) of those waiting, so
 the first one that fits is found in O(log n). Aging changes the order as time passes: it sorts the few
-waiting requests again at each scheduling step.
+waiting requests again at each scheduling step. Under tenant quotas each tenant with a quota has a tree of its
+own (the rest share one), so a tenant out of room is passed over at once, not request by request.
 """
 from __future__ import annotations
 
@@ -69,7 +70,8 @@ class WaitQueue:
     `after` whose admission cost is at most `limit` (head-of-line blocking: the head, whatever it costs).
     A request's cost lives in its tree leaf (NEVER when it is not waiting)."""
 
-    def __init__(self, requests: tuple[Request, ...], policy: Policy):
+    def __init__(self, requests: tuple[Request, ...], policy: Policy, groups: list[int] | None = None):
+        """`groups`: each request's tree (0 for requests under no quota, g for the g-th tenant with one)."""
         self.requests = requests
         self.head_of_line = policy.order == "fcfs"
         self.aging = policy.aging_rate if policy.order == "aging" else None
@@ -80,7 +82,9 @@ class WaitQueue:
             self.rank = [0] * len(requests)
             for position, i in enumerate(self.by_rank):
                 self.rank[i] = position
-        self.tree = MinTree(len(requests))
+        self.group = groups
+        self.trees = [MinTree(len(requests)) for _ in range(1 + max(groups or [0]))]
+        self.tree = self.trees[0]
         self.count = 0
         self.waiting: set[int] = set()  # kept for aging, which sorts them again at every step
         self._sorted: list[int] | None = None  # aging: this step's order, made at time _now
@@ -89,15 +93,19 @@ class WaitQueue:
     def __len__(self) -> int:
         return self.count
 
+    def tree_of(self, request: int) -> MinTree:
+        return self.trees[self.group[request]] if self.group else self.tree
+
     def cost(self, request: int) -> int:
-        return self.tree.tree[self.rank[request] + self.tree.size]
+        tree = self.tree_of(request)
+        return tree.tree[self.rank[request] + tree.size]
 
     def __contains__(self, request: int) -> bool:
         return self.cost(request) < NEVER
 
     def push(self, request: int, cost: int) -> None:
         self.count += 1
-        self.tree.set(self.rank[request], cost)
+        self.tree_of(request).set(self.rank[request], cost)
         if self.aging is not None:
             self.waiting.add(request)
             if self._sorted is not None:  # keep this step's order: re-sort at the time it was made for
@@ -105,7 +113,7 @@ class WaitQueue:
 
     def remove(self, request: int) -> None:
         self.count -= 1
-        self.tree.set(self.rank[request], NEVER)
+        self.tree_of(request).set(self.rank[request], NEVER)
         self.waiting.discard(request)
 
     def refresh(self, now: float) -> None:
@@ -122,20 +130,35 @@ class WaitQueue:
                     < (requests[j].priority - rate * (now - requests[j].arrival), j))
         return self.rank[i] < self.rank[j]
 
-    def next(self, limit: int, after: int = -1) -> tuple[int, int]:
-        """(request, position) of the next candidate after position `after`, or (-1, -1)."""
+    def next(self, limit: int, after: int = -1, rooms: list[int] | None = None) -> tuple[int, int]:
+        """(request, position) of the next candidate after position `after`, or (-1, -1). `rooms`: under
+        quotas, the most each tree's requests may cost (their tenant's room), besides `limit`."""
         if self._sorted is not None:
             for position in range(after + 1, len(self._sorted)):
                 request = self._sorted[position]
-                if self.cost(request) <= limit:
+                if self.cost(request) <= self.limit(request, limit, rooms):
                     return request, position
                 if self.head_of_line:
                     break
             return -1, -1
-        position = self.tree.first(NEVER - 1 if self.head_of_line else limit, after + 1)
+        if self.head_of_line:
+            position = self.first(NEVER - 1, after + 1, None)
+        else:
+            position = self.first(limit, after + 1, rooms)
         if position < 0:
             return -1, -1
         request = self.by_rank[position]
-        if self.cost(request) > limit:  # head-of-line: the head does not fit, so nothing behind it runs
+        if self.cost(request) > self.limit(request, limit, rooms):  # head-of-line: the head does not fit
             return -1, -1
         return request, position
+
+    def limit(self, request: int, limit: int, rooms: list[int] | None) -> int:
+        return min(limit, rooms[self.group[request]]) if rooms else limit
+
+    def first(self, limit: int, start: int, rooms: list[int] | None) -> int:
+        """The first position from `start` of a request that costs at most `limit` (and its tree's room)."""
+        if len(self.trees) == 1:
+            return self.tree.first(limit, start)
+        found = [p for g, tree in enumerate(self.trees)
+                 if (p := tree.first(min(limit, rooms[g]) if rooms else limit, start)) >= 0]
+        return min(found) if found else -1

@@ -14,27 +14,43 @@ class Recording:
     """The commit side of the Scheduler (its state is the Scheduler's)."""
 
     def close_decode(self, i: int, end: float) -> None:
+        """Decoder i's open segment, a decode or a stall, ends at `end`."""
         opened = self.decode_open.pop(i, None)
         if opened is not None:
             start, made_then = opened
             self.timelines[i].add("decode", start, end, self.generated(i) - made_then)
+        self.end_stall(i, end)
+
+    def end_stall(self, i: int, end: float) -> None:
+        since = self.stalled_since.pop(i, None)
+        if since is not None:
+            self.timelines[i].add("stalled", since, end, 0)
 
     def open_decodes(self, start: float, first_end: float, skip) -> None:
         """Decoders decoding for the first time since they started (or stalled) open a decode segment."""
         opening = [i for i in self.starting if i not in skip] if skip else list(self.starting)
-        timelines, decode_open = self.timelines, self.decode_open
+        timelines, decode_open, stalled_since = self.timelines, self.decode_open, self.stalled_since
         for i in opening:
             del self.starting[i]
+            if i in stalled_since:
+                self.end_stall(i, start)
             decode_open[i] = (start, self.generated(i))
             if timelines[i].first_token is None:
                 timelines[i].first_token = first_end
 
-    def stall(self, requests, start: float, end: float) -> None:
-        """Decoders that hold their slot but do not decode in [start, end)."""
+    def stall(self, requests, start: float) -> None:
+        """Decoders that hold their slot but do not decode from `start` on: each one's decode segment closes and
+        a stall opens, written when it decodes again or leaves (a prefill-first run stalls every decoder at
+        every prefill iteration, so a decoder already stalled costs only a look-up)."""
+        stalled_since, decode_open, starting = self.stalled_since, self.decode_open, self.starting
         for i in requests:
-            self.close_decode(i, start)
-            self.timelines[i].add("stalled", start, end, 0)
-            self.starting[i] = None
+            if i in stalled_since:
+                continue
+            if i in decode_open:
+                start_then, made_then = decode_open.pop(i)
+                self.timelines[i].add("decode", start_then, start, self.generated(i) - made_then)
+            stalled_since[i] = start
+            starting[i] = None
 
     def commit_prefill(self, it: Iteration, start: float, end: float) -> None:
         """Record the prefill chunks; a completed prefill emits a token in the engine's first-token mode, then
@@ -61,11 +77,16 @@ class Recording:
         that did not decode lose the round (and stall), and those that just started open their segment."""
         if not it.decoding and not it.stalled:
             return
+        if not it.decoding and len(it.stalled) == len(self.decoders):
+            # Every decoder waits (a prefill-first iteration): no decode round happens, so no lazy count moves.
+            self.stall(it.stalled, start)
+            return
         first_end = start + iteration_length(start, end, it.repeat)
         states = self.states
         # speculation: each step its own segment of 1 + accepted tokens
         for i, accepted in it.accepted.items() if it.accepted else ():
             self.starting.pop(i, None)
+            self.end_stall(i, start)
             if states[i].timeline.first_token is None:
                 states[i].timeline.first_token = first_end
             states[i].timeline.add("decode", start, end, accepted + 1, merge=False)
@@ -75,7 +96,7 @@ class Recording:
         for i in it.stalled:  # held back by the budget or a prefill-first iteration: the round passes it by
             states[i].made -= it.repeat
         self.rounds.advance(it.repeat)
-        self.stall(it.stalled, start, end)
+        self.stall(it.stalled, start)
         if it.stalled or it.accepted:
             for i in (*it.stalled, *it.accepted):
                 self.expect_last(i)
@@ -85,9 +106,7 @@ class Recording:
         """Request i made its last token at `end` (or was stopped during that iteration): it is done."""
         s = self.states[i]
         timeline = s.timeline
-        opened = self.decode_open.pop(i, None)
-        if opened is not None:
-            timeline.add("decode", opened[0], end, self.generated(i) - opened[1])
+        self.close_decode(i, end)
         if i in self.decoders:
             del self.decoders[i]
             self.rounds.stop(s)

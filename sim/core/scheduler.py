@@ -50,7 +50,11 @@ class Scheduler(KVMemory, Recording):
             for s in self.states:
                 s.rng = random.Random(policy.seed * 1_000_003 + s.index)
         self.stops = Stops(self.states, policy.timeout)
-        self.queue = WaitQueue(requests, policy)
+        self.quotas = dict(policy.tenant_quotas)
+        # Under quotas the queue keeps each quota tenant's requests apart (0: tenants under no quota).
+        self.quota_tenants = list(self.quotas)
+        self.queue = WaitQueue(requests, policy, [self.quota_tenants.index(r.tenant) + 1 if r.tenant in self.quotas
+                                                  else 0 for r in requests] if self.quotas else None)
         self.rounds = DecodeRounds()
         self.arrived = 0  # requests[:arrived] have arrived
         self.remaining = len(requests)  # requests not done yet
@@ -59,6 +63,7 @@ class Scheduler(KVMemory, Recording):
         self.last_tokens: list[tuple[int, int]] = []  # heap (decode round of its last token, request)
         self.starting: dict[int, None] = {}  # decoders whose next decode round opens a decode segment
         self.decode_open: dict[int, tuple[float, int]] = {}  # open decode segments: (start, tokens made then)
+        self.stalled_since: dict[int, float] = {}  # open stalls: decoders holding their slot without decoding
         self.iterations = 0
         self.version = 0  # bumped whenever batch membership changes (steps merge only within one version)
         self.changes: list[int] = []  # joins (i) and leaves (~i) of the batch since the last recorded step
@@ -67,7 +72,6 @@ class Scheduler(KVMemory, Recording):
         self.block_due: list[tuple[int, int]] = []  # overcommit: heap (decode round needing a block, request)
         self.resume: list[int] = []  # heap of swapped-out requests waiting to come back (earliest arrival first)
         self.swap_done: list[tuple[float, int]] = []  # heap (when its swap-in ends, request)
-        self.quotas = dict(policy.tenant_quotas)
         self.prefill_emits = config.first_token == "prefill"
         self.reads_context = config.cost.kind == "linear" and config.cost.c_attn > 0
         # The clock arrivals and stops are read on, when it is not the executor's (the real engine: arrivals in
