@@ -1,10 +1,12 @@
-"""Command line of the real-model demo: `python -m gpu_demo train|run|bench`; bad input exits 2 with one line."""
+"""Command line of the real-model demo: `python -m gpu_demo train|run|bench|profile`; bad input exits 2 with one
+line."""
 from __future__ import annotations
 
 import json
 import sys
 
 from sim.core.config import ConfigError
+from sim.core.profile import ProfileError
 from sim.options import InputError, Parser, add_run_options, config_and_policy, load_trace
 from sim.report.export import run_json
 from sim.report.metrics import compute
@@ -29,11 +31,21 @@ def _parser() -> Parser:
                      help="arrivals in iterations (the simulator's schedule) or in milliseconds of wall time")
     run.add_argument("--prompt-seed", type=int, default=0, help="which corpus snippets become prompts")
     run.add_argument("--json", action="store_true")
+    run.add_argument("--compare-sim", action="store_true",
+                     help="also simulate the trace with a cost profile (--cost-profile, default the one for the "
+                          "device and dtype in gpu_demo/profiles/) and print each figure measured, predicted and "
+                          "the relative error")
     bench = commands.add_parser("bench", help="static vs continuous tokens/s, and one request at a time")
     _device_options(bench)
     bench.add_argument("--requests", type=int, default=48)
     bench.add_argument("--max-seqs", type=int, default=16)
     bench.add_argument("--runs", type=int, default=3)
+    measure = commands.add_parser("profile", help="time the engine's iteration over a grid of batch shapes and fit "
+                                                   "sim's profile cost model to it")
+    _device_options(measure)
+    measure.add_argument("--repeats", type=int, default=15,
+                         help="timed rounds over every shape (each shape's median is kept)")
+    measure.add_argument("--out", help="where to write the profile (default gpu_demo/profiles/DEVICE-DTYPE.json)")
     return parser
 
 
@@ -53,19 +65,58 @@ def _run(args) -> str:
     config, policy = config_and_policy(args)
     result = run(model, trace, prompts_for(trace, args.prompt_seed), config, policy, args.arrival_unit)
     metrics = compute(result.schedule)
+    compared = None
+    if args.compare_sim:
+        from .compare import compare
+
+        compared = compare(result, trace, policy, args.arrival_unit, args.cost_profile)
     if not args.json:
         lines = [f"device {result.device} ({result.dtype}), {result.iterations} iterations, "
                  f"{result.tokens_per_second:.0f} tokens/s, outside the model {result.overhead_share:.1%}"]
         lines += [f"{r.name}: ttft {r.ttft:.1f} ms, tpot {r.tpot:.2f} ms, {out!r}"
                   for r, out in zip(metrics.requests, result.outputs) if r.ttft is not None]
+        if compared is not None:
+            lines += _comparison_lines(*compared[:2])
         return "\n".join(lines)
     document = run_json(result.schedule, metrics)
+    if compared is not None:
+        document["comparison"], document["cost_profile"] = compared[:2]
     document.update(device=result.device, dtype=result.dtype, tokens_per_second=result.tokens_per_second,
                     overhead_share=result.overhead_share, scheduling_share=result.scheduling_share,
                     iterations=result.iterations)
     for row, text in zip(document["requests"], result.outputs):
         row["output_text"] = text.decode("utf-8", errors="replace")
     return json.dumps(document)
+
+
+def _comparison_lines(figures: dict, about: dict) -> list[str]:
+    lines = [f"simulated with {about['source']} ({about['path']}); the run's iterations stray "
+             f"{about['iteration_error_percent']}% from it at the median"
+             + (" -- FLAGGED: far beyond the profile's own spread, the machine was busy" if about["flagged"] else "")]
+    for name, row in figures.items():
+        error = "-" if row["error"] is None else f"{row['error']:+.1%}"
+        lines.append(f"{name:<11} measured {row['measured']:10.2f}  predicted {row['predicted']:10.2f}  error {error}"
+                     if row["measured"] is not None and row["predicted"] is not None else f"{name:<11} -")
+    return lines
+
+
+def _profile(args) -> str:
+    from .loading import load_model
+    from .profile import profile, save
+
+    model = load_model(args.device, args.dtype, args.threads)
+    if args.repeats < 1:
+        raise ValueError("--repeats must be at least 1")
+    document = profile(model, args.repeats, log=lambda line: print(line, flush=True))
+    path = save(document, args.out)
+    c = document["coefficients"]
+    return (f"{len(document['shapes'])} shapes in {document['seconds']} s on {document['device']} "
+            f"({document['dtype']}, {document['threads']} threads); written to {path}\n"
+            f"t = {c['c0']:.4f} ms + {c['c_token']:.5f} ms x rows + {c['c_seq']:.5f} ms x sequences "
+            f"+ {c['c_key']:.6f} ms x sequences x longest + {c['c_cell']:.8f} ms x sequences x query x longest; "
+            f"loop {document['loop_ms']:.3f} ms an iteration\n"
+            f"error: {document['fit_error_percent']}% on the fitted shapes, {document['held_out_error_percent']}% "
+            f"on held-out shapes; a shape's timings spread {document['spread_percent']}%")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -79,11 +130,13 @@ def main(argv: list[str] | None = None) -> int:
                   f"({card['minutes']} min); weights written")
         elif args.command == "run":
             print(_run(args))
+        elif args.command == "profile":
+            print(_profile(args))
         else:
             from .bench import bench
 
             print(bench(args.device, args.dtype, args.threads, args.requests, args.max_seqs, args.runs))
-    except (InputError, TraceError, ConfigError, ValueError, OSError, Stopped) as error:
+    except (InputError, TraceError, ConfigError, ProfileError, ValueError, OSError, Stopped) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     return 0

@@ -7,6 +7,7 @@ import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from typing import NamedTuple
 
 import torch
 
@@ -28,6 +29,17 @@ class Stopped(Exception):
     """The run was cancelled from outside (the page's stop button)."""
 
 
+class Timing(NamedTuple):
+    """One iteration as run: the shape of its packed batch (sim.core.engine.batch_shape counts the same) and
+    its measured time (planning, batch building and the forward pass)."""
+    prefill_rows: int  # prefill tokens (and padded prompt positions)
+    decode_rows: int  # decode tokens (and idle slots)
+    groups: int  # sequences: each prefill chunk, decode token and padding row
+    query: int  # the longest chunk
+    longest: int  # the longest KV span a sequence reads
+    ms: float
+
+
 @dataclass
 class EngineRun:
     schedule: Schedule
@@ -39,8 +51,7 @@ class EngineRun:
     iteration_seconds: float  # wall time of all iterations: planning, batch building, forward, bookkeeping
     iterations: int
     tokens: int  # output tokens generated
-    # Per iteration: (prefill tokens, decode rows, context tokens read, measured ms), to fit a latency model.
-    timings: list[tuple[int, int, int, float]] = field(default_factory=list)
+    timings: list[Timing] = field(default_factory=list)  # each iteration's shape and measured time
 
     @property
     def overhead_share(self) -> float:
@@ -131,7 +142,7 @@ def run(model: GPT, trace: Trace, prompts: list[bytes], config: Config, policy: 
                 time.sleep(max(0.0, min((upcoming - now) / 1000, 0.05)))
             continue
         pack_start = time.perf_counter()
-        batch, emitters, context = _pack(it, cache, sequences, done, device)
+        batch, emitters, shape = _pack(it, cache, sequences, done, device)
         model_start = time.perf_counter()
         pack_seconds += model_start - pack_start
         with torch.no_grad():
@@ -147,7 +158,7 @@ def run(model: GPT, trace: Trace, prompts: list[bytes], config: Config, policy: 
         scheduler.commit(it, now, (end - started) * 1000)
         iteration_seconds += time.perf_counter() - begin
         prefill_rows = it.prefill_tokens + (it.padding if it.prefill else 0)
-        timings.append((prefill_rows, len(batch.tokens) - prefill_rows, context, (end - begin) * 1000))
+        timings.append(Timing(prefill_rows, len(batch.tokens) - prefill_rows, *shape, (end - begin) * 1000))
         tick += 1
         if on_step is not None:
             on_step(scheduler, new)
@@ -157,11 +168,11 @@ def run(model: GPT, trace: Trace, prompts: list[bytes], config: Config, policy: 
 
 
 def _pack(it: Iteration, cache: PagedKVCache, sequences: list[list[int]], done: list[int],
-          device: torch.device) -> tuple[PackedBatch, list[int], int]:
+          device: torch.device) -> tuple[PackedBatch, list[int], tuple[int, int, int]]:
     """Lay out one iteration: prefill chunks, one token for each decoder (the next token it has not fed
     yet; in the teaching mode the first decode feeds the prompt's last token again), and padding rows. The
     masks and the cache slots come from a few whole-tensor operations over the block tables (per-group
-    tensor work would cost more than the tiny model's forward pass)."""
+    tensor work would cost more than the tiny model's forward pass). Also its shape: (groups, query, longest)."""
     tokens, positions, groups, out_rows, emitters = [], [], [], [], []
     emitting = set(it.prefill_emits)
 
@@ -171,7 +182,11 @@ def _pack(it: Iteration, cache: PagedKVCache, sequences: list[list[int]], done: 
         positions.extend(range(first_position, first_position + len(feed)))
 
     for i, first, n in it.prefill:
-        if n == 0:  # a static batch member whose prompt was prefilled in another tick
+        if n == 0:  # a static batch member whose prompt was prefilled in an earlier tick of the batch prefill
+            if i in emitting:  # the batch prefill ends now and samples its token: its last prompt token again
+                group(i, done[i] - 1, [sequences[i][done[i] - 1]])
+                out_rows.append(len(tokens) - 1)
+                emitters.append(i)
             continue
         group(i, first, sequences[i][first:first + n])
         done[i] = first + n
@@ -212,11 +227,10 @@ def _pack(it: Iteration, cache: PagedKVCache, sequences: list[list[int]], done: 
     own = torch.where(query_valid, token_positions[query_index], 0)  # padded query rows see slot 0 only
     mask = (keys <= own.unsqueeze(2)).unsqueeze(1)  # causal within each sequence
     write_slots = key_slots[torch.repeat_interleave(torch.arange(len(groups)), lengths), token_positions]
-    context = int(stops.sum())  # KV each group reads, as sim counts it
     batch = PackedBatch(token_ids, token_positions, write_slots, query_index, query_valid, key_slots, mask, wanted)
     return PackedBatch(*(t.to(device) for t in (batch.tokens, batch.positions, batch.write_slots,
                                                 batch.query_index, batch.query_valid, batch.key_slots, batch.mask,
-                                                batch.out_rows))), emitters, context
+                                                batch.out_rows))), emitters, (count, int(lengths.max()), longest)
 
 
 def _padded(table, width: int) -> list[int]:

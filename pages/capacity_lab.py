@@ -6,7 +6,7 @@ import streamlit as st
 from sim.core.config import SLO
 from sim.report.sweep import MAX_POINTS, SweepError, knees, parse_values, sweep_csv
 from sim.trace.trace import TraceError, write_csv
-from ui import capacity, lab_state
+from ui import capacity, cost_profile, lab_state
 from ui.boot import through_app
 from ui.charts import sweep_chart
 from ui.i18n import t
@@ -54,15 +54,27 @@ if trace is not None:
 st.header(t("sw_policies"), divider="gray")
 st.markdown(t("sw_policies_intro"))
 edited = state["sw_policies_now"] = capacity.policies_editor("sw_policies_editor", state["sw_policies"])
+c1, c2 = st.columns([1, 2])
+cost_kind = persisted(c1.radio, t("cfg_cost"), "sw_cost", options=("ticks", "profile"), horizontal=True,
+                      format_func=lambda k: t(f"cost_{k}"), help=t("sw_cost_help"))
+cost = cost_profile.shipped_cost() if cost_kind == "profile" else None
+if cost_kind == "profile":
+    if cost is None:
+        c2.error(t("cost_profile_missing", path=str(cost_profile.SHIPPED)))
+    else:
+        c2.caption(t("sw_cost_profile_note") + " " + cost_profile.about(cost_profile.document()))
+unit = t("unit_ms" if cost is not None else "unit_tick")
 s1, s2, s3, s4, s5 = st.columns(5)
 first = persisted(s1.radio, t("cfg_first_token"), "sw_first", options=("decode", "prefill"),
                   format_func=lambda k: t(f"first_{k}"), help=t("cfg_first_token_help"))
-limits = [persisted(column.number_input, t(f"cfg_slo_{name}", unit=t("unit_tick")), f"sw_slo_{name}", min_value=0.0,
+limits = [persisted(column.number_input, t(f"cfg_slo_{name}", unit=unit), f"sw_slo_{name}", min_value=0.0,
                     max_value=1e9, step=1.0, help=t("cfg_slo_help"))
           for column, name in ((s2, "ttft"), (s3, "tpot"), (s4, "e2e"))]
 target = persisted(s5.slider, t("sw_target"), "sw_target", min_value=50, max_value=100, step=5, format="%d%%",
                    help=t("sw_target_help"))
-chosen, problems = capacity.entries(edited, first, SLO(*(v or None for v in limits)))
+chosen, problems = capacity.entries(edited, first, SLO(*(v or None for v in limits)), cost)
+if cost_kind == "profile" and cost is None:
+    problems.append(t("cost_profile_missing", path=str(cost_profile.SHIPPED)))
 for problem in problems:
     st.error(md_escape(problem))
 
@@ -113,7 +125,7 @@ if failed:
         f"- {md_escape(r['policy'])} @ {r['value']}: {md_escape(r['error'])}" for r in failed[:5]))
 
 x_title = t(f"sw_param_{swept}") + (t("sw_rate_axis", rate=f"{base_rate:.3g}") if swept == "rate" else "")
-unit = t("unit_tick")
+unit = t("unit_ms" if inputs[1] and inputs[1][0].config.cost.kind == "profile" else "unit_tick")
 charts = [(("attainment",), t("sw_chart_attainment"), "%", {"knees": found, "target": goal, "scale": 100}),
           (("goodput",), t("sw_chart_goodput"), t("sw_per_unit", unit=unit), {}),
           (("ttft_p50", "ttft_p90", "ttft_p99"), t("sw_chart_ttft"), unit, {"log_axis": True}),

@@ -2,24 +2,29 @@
 import streamlit as st
 
 from sim.core.config import ConfigError, Policy
+from sim.core.profile import profile_cost
 from sim.report.metrics import compute
 from sim.trace.trace import TraceError
-from ui import lab_results, lab_state, presenter
+from ui import cost_profile, lab_results, lab_state, presenter
 from ui.boot import through_app
+from ui.charts import gantt
 from ui.i18n import t
 from ui.policy_form import policy_form
 from ui.problems import problem_table
 from ui.real_model import (
     MAX_REQUESTS,
+    compare,
+    comparison_table,
     default_device,
     model_card,
-    prediction_table,
     prepare,
     presets,
+    profile_path,
     run_both,
     run_config,
     shared_model,
 )
+from ui.tables import policy_title
 from ui.text import md_escape
 
 through_app()
@@ -87,14 +92,14 @@ if st.session_state.pop("rm_run_asked", False):
     try:
         config = run_config(budget, max_seqs, first)
         results = run_both(model, trace, prompts, config, policies, arrival_unit)
-        st.session_state["rm_results"] = (results, config, policies)
+        st.session_state["rm_results"] = (results, config, policies, trace, arrival_unit)
     except (TraceError, ConfigError) as error:
         st.error(t("rm_cannot_run", reason=md_escape(error)))
 shown = st.session_state.get("rm_results")
 if shown is None:
     st.info(t("rm_press_run"))
 else:
-    results, config, ran = shown
+    results, config, ran, ran_trace, ran_unit = shown
     runs = [(r.schedule, compute(r.schedule)) for r in results]
     st.caption(t("rm_measured_note", device=results[0].device, dtype=results[0].dtype))
     cards = st.columns(4)
@@ -103,11 +108,25 @@ else:
                       help=t("rm_overhead", share=f"{r.overhead_share:.1%}"))
     lab_results.show(runs, ran, measured=True, page="rm")
     st.subheader(t("rm_prediction"))
-    st.markdown(t("rm_prediction_intro"))
-    for column, label, r, (_, metrics), policy in zip(st.columns(2), "AB", results, runs, ran):
-        table, fit = prediction_table(r, metrics, config, policy)
-        column.caption(t("rm_fit", label=label, **{k: round(v, 4) for k, v in fit.items()}))
-        column.dataframe(table, hide_index=True, key=f"rm_prediction_{label}")
+    path = profile_path(results[0].device, results[0].dtype)
+    if path is None:
+        st.info(t("rm_no_profile", device=results[0].device, dtype=results[0].dtype))
+    else:
+        found = cost_profile.document(path)
+        st.markdown(t("rm_prediction_intro"))
+        st.caption(cost_profile.about(found) + " " + cost_profile.formula(profile_cost(found)))
+        for label, r, (schedule, _), policy in zip("AB", results, runs, ran):
+            figures, about, predicted = compare(r, ran_trace, policy, ran_unit, path)
+            title = f"{label} · {policy_title(policy)}"
+            if about["flagged"]:
+                st.warning(t("rm_disturbed", label=label, stray=about["iteration_error_percent"],
+                             quiet=about["profile_spread_percent"]), icon="⚠️")
+            x_max = max(schedule.makespan, predicted.makespan)
+            for column, shown_schedule, key in zip(st.columns(2), (schedule, predicted), ("measured", "predicted")):
+                column.plotly_chart(gantt(shown_schedule, t(f"rm_gantt_{key}", title=title), x_max=x_max),
+                                    key=f"rm_gantt_{key}_{label}")
+            st.caption(t("rm_iteration_error", label=label, stray=about["iteration_error_percent"]))
+            st.dataframe(comparison_table(figures, schedule.unit), hide_index=True, key=f"rm_prediction_{label}")
     with st.expander(t("rm_outputs")):
         for request, text in zip(results[1].schedule.requests, results[1].outputs):
             st.text(request.name)

@@ -22,6 +22,7 @@ from .core.config import (
     CostModel,
     Policy,
 )
+from .core.profile import load_profile
 from .trace.importers import FORMATS, ImportOptions, import_trace
 from .trace.trace import Trace
 
@@ -106,8 +107,11 @@ def add_scheduler_options(run) -> None:
     group.add_argument("--spec-tokens", type=int, default=0, help="speculative decoding: draft tokens a step")
     group.add_argument("--spec-accept", type=float, default=0.6, help="chance each draft token is accepted")
     group.add_argument("--seed", type=int, default=0, help="seed of the speculative acceptance draws")
-    group.add_argument("--cost-model", choices=COST_MODELS, default="ticks",
+    group.add_argument("--cost-model", choices=COST_MODELS[:2], default="ticks",
                        help="ticks (each iteration one tick) or linear (ms; arrivals read as ms)")
+    group.add_argument("--cost-profile", metavar="FILE",
+                       help="a measured engine's cost profile (python -m gpu_demo profile writes one; "
+                            "gpu_demo/profiles/cpu-float32.json ships): iterations take the time it predicts (ms)")
     group.add_argument("--cost-preset", choices=sorted(COST_PRESETS), help="linear coefficients of a preset")
     for name, default in (("c0", 8.0), ("c-prefill", 0.1), ("c-decode", 0.5), ("c-attn", 0.002)):
         group.add_argument(f"--{name}", type=float, help=f"linear model: {name} in ms (default {default})")
@@ -119,6 +123,11 @@ def config_and_policy(args) -> tuple[Config, Policy]:
     coefficients = {k: getattr(args, k) for k in ("c0", "c_prefill", "c_decode", "c_attn")
                     if getattr(args, k) is not None}
     cost = replace(cost, kind="linear" if args.cost_preset else args.cost_model, **coefficients)
+    if args.cost_profile:
+        if args.cost_preset or coefficients or args.cost_model != "ticks":
+            raise InputError("--cost-profile is a cost model of its own: leave out --cost-model, --cost-preset "
+                             "and the linear coefficients")
+        cost = load_profile(args.cost_profile)
     config = Config(token_budget=args.token_budget, max_seqs=args.max_seqs, first_token=args.first_token,
                     slo=SLO(ttft=args.slo_ttft, tpot=args.slo_tpot, e2e=args.slo_e2e), kv_blocks=args.kv_blocks,
                     block_size=args.block_size, swap_cost=args.swap_cost, cost=cost)

@@ -361,14 +361,19 @@ def test_real_model_page_serves_the_preset_and_draws_measured_charts():
     at = open_page("pages/real_model.py")
     at.button(key="rm_run").click().run()
     assert not at.exception, at.exception
-    results, config, policies = at.session_state["rm_results"]
+    results, config, policies, _, _ = at.session_state["rm_results"]
     assert [r.schedule.unit for r in results] == ["ms", "ms"]
     assert all(len(out) == r.output for result in results for out, r in zip(result.outputs, result.schedule.requests))
     gantt = figure(at, 0)
     assert gantt["layout"]["xaxis"]["title"]["text"] == "ms"
     assert len(at.get("plotly_chart")) >= 4
-    fits = [c.value for c in at.caption if "fit error" in c.value]
-    assert len(fits) == 2  # the simulator's prediction beside each measured run
+    # the simulator's prediction beside each measured run: measured and predicted Gantt side by side, the errors
+    assert len([c for c in at.caption if "off the profile's time for its shape" in c.value]) == 2
+    assert any("ms × token rows" in c.value for c in at.caption)  # the profile's parameters, with units
+    charts = [json.loads(c.proto.spec)["layout"]["title"]["text"] for c in at.get("plotly_chart")]
+    assert sum("predicted by the simulator" in title for title in charts) == 2
+    tables = [d.value for d in at.dataframe if "error" in d.value.columns]
+    assert len(tables) == 2 and all(len(table) == 6 for table in tables)
 
 
 def test_real_model_page_names_a_budget_too_small_for_a_prompt():
@@ -408,7 +413,7 @@ def test_a_text_trace_uploaded_to_the_lab_is_served_by_the_real_model_with_its_t
     assert table["prompt text"].tolist() == ["def f(x):", "import os"] and table["prompt"].tolist() == [9, 9]
     at.button(key="rm_run").click().run()
     assert not at.exception, at.exception
-    results, _, _ = at.session_state["rm_results"]
+    results, *_ = at.session_state["rm_results"]
     assert [len(out) for out in results[1].outputs] == [3, 2]
 
 

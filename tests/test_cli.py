@@ -130,3 +130,12 @@ def test_cli_imports_no_heavy_libraries(tmp_path):
             "print(sorted({'torch', 'streamlit', 'plotly', 'numpy', 'pandas'} & set(sys.modules)))")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert out.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_the_text_summary_shows_a_dash_where_a_cancelled_request_has_no_tpot(tmp_path):
+    # a request stopped after its first token has no TPOT, E2E or completion: the table says "-", not a traceback
+    out = cli("run", "--trace", write(tmp_path, "name,arrival,prompt,output,cancel_at\na,0,4,9,3\nb,0,2,3,\n"),
+              "--token-budget", "8")
+    assert out.returncode == 0, out.stderr
+    row = next(line.split() for line in out.stdout.splitlines() if line.split()[:1] == ["a"])
+    assert row[6:] == ["-", "-", "-", "cancelled"]

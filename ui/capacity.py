@@ -12,7 +12,7 @@ from concurrent.futures.process import BrokenProcessPool
 import pandas as pd
 import streamlit as st
 
-from sim.core.config import KV_ADMISSION, ORDERS, POLICIES, PREEMPT, SLO, Config, ConfigError, Policy
+from sim.core.config import KV_ADMISSION, ORDERS, POLICIES, PREEMPT, SLO, Config, ConfigError, CostModel, Policy
 from sim.report.sweep import Entry, sweep, worker_pool
 from sim.trace.generate import Uniform, generate
 from sim.trace.trace import Trace
@@ -37,7 +37,7 @@ DEFAULT_TRACE = {"n": 1000, "rate": 0.3, "prompt": (1, 8), "output": (1, 16)}
 # Each swept parameter's default range: low, high, points.
 RANGES = {"rate": (0.25, 4.0, 16), "token_budget": (4, 64, 16), "max_seqs": (1, 32, 16), "chunk_size": (1, 16, 16),
           "kv_blocks": (8, 128, 16)}
-SETTINGS = {"sw_source": "generated", "sw_first": "decode", "sw_slo_ttft": 20.0, "sw_slo_tpot": 2.0,
+SETTINGS = {"sw_source": "generated", "sw_cost": "ticks", "sw_first": "decode", "sw_slo_ttft": 20.0, "sw_slo_tpot": 2.0,
             "sw_slo_e2e": 0.0, "sw_target": 90, "sw_parameter": "rate"} | {
     f"sw_{end}_{key}": value for key, bounds in RANGES.items() for end, value in zip(("low", "high", "points"), bounds)}
 
@@ -124,8 +124,10 @@ def _whole(row: dict, column: str) -> int | float | None:
     return int(value) if float(value).is_integer() else value
 
 
-def entries(table: pd.DataFrame, first_token: str, slo: SLO) -> tuple[list[Entry], list[str]]:
-    """The table's policies as sweep entries, or the problems found, each naming its row."""
+def entries(table: pd.DataFrame, first_token: str, slo: SLO,
+            cost: CostModel | None = None) -> tuple[list[Entry], list[str]]:
+    """The table's policies as sweep entries under one cost model (default: ticks), or the problems found, each
+    naming its row."""
     out, problems, seen = [], [], set()
     rows = [r for r in table.to_dict("records") if any(pd.notna(v) and v != "" for v in r.values())]
     if not 1 <= len(rows) <= MAX_POLICIES:
@@ -138,7 +140,7 @@ def entries(table: pd.DataFrame, first_token: str, slo: SLO) -> tuple[list[Entry
         seen.add(label)
         try:
             config = Config(_whole(row, "token_budget") or 0, _whole(row, "max_seqs"), first_token, slo,
-                            _whole(row, "kv_blocks"))
+                            _whole(row, "kv_blocks"), cost=cost or CostModel())
             policy = Policy(str(row.get("batching")), str(row.get("order")), chunk_size=_whole(row, "chunk_size"),
                             kv_admission=str(row.get("kv_admission")), preempt=str(row.get("preempt")))
         except (ConfigError, TypeError, ValueError) as error:

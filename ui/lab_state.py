@@ -23,7 +23,7 @@ SETTINGS_KEY = "lab_settings"  # the lab's LabSettings: budgets, cache, cost mod
 @dataclass(slots=True)
 class LabSettings:
     """The lab's settings as its forms hold them: a Config's fields flattened (slo_ttft for config.slo.ttft,
-    cost_kind and c0..c_attn for config.cost; 0 for "none"), kept as typed until config() checks them, and
+    cost_kind, c0..c_cell and source for config.cost; 0 for "none"), kept as typed until config() checks them, and
     the policies A and B. The field list is Config's own (a test holds it to `flat(Config())`)."""
     token_budget: int = 8
     max_seqs: int = 0
@@ -39,6 +39,11 @@ class LabSettings:
     c_prefill: float = 0.1
     c_decode: float = 0.5
     c_attn: float = 0.002
+    c_token: float = 0.0
+    c_seq: float = 0.0
+    c_key: float = 0.0
+    c_cell: float = 0.0
+    source: str = ""
     policy_a: Policy = field(default_factory=lambda: Policy(batching="static"))
     policy_b: Policy = field(default_factory=Policy)
 
@@ -49,8 +54,8 @@ class LabSettings:
     def config(self) -> Config:
         """The Config of these settings (raises ConfigError naming a bad field)."""
         slo = SLO(**{f.name: getattr(self, f"slo_{f.name}") or None for f in fields(SLO)})
-        cost = CostModel(**{f.name: self.cost_kind if f.name == "kind" else float(getattr(self, f.name))
-                            for f in fields(CostModel)})
+        cost = CostModel(**{f.name: self.cost_kind if f.name == "kind" else self.source if f.name == "source"
+                            else float(getattr(self, f.name)) for f in fields(CostModel)})
         plain = {}
         for f in fields(Config):
             if f.name not in ("slo", "cost"):

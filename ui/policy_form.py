@@ -8,7 +8,7 @@ import streamlit as st
 
 from sim.core.config import COST_PRESETS, POLICY_CHOICES, ConfigError, Policy
 
-from . import lab_state
+from . import cost_profile, lab_state
 from .i18n import t
 from .strings import STRINGS
 from .tables import option_summary
@@ -24,6 +24,7 @@ SIMULATED_ONLY = ("preempt", "spec_tokens", "spec_accept", "seed")  # speculatio
 HIGHEST = {"aging_rate": 1000.0, "spec_tokens": 64, "spec_accept": 1.0, "seed": 2**31 - 1}  # else 10**9
 CONTINUOUS_ONLY = ("chunk_size", "mixing", "kv_admission", "spec_tokens", "tenant_quotas", "preemptive_priority")
 STATIC_RESET = {name: getattr(Policy(), name) for name in CONTINUOUS_ONLY}
+LINEAR_KEPT = ("c0",)  # the one coefficient linear and profile costs share
 
 
 def option_widget(name: str, shown: object, key: str, disabled: bool) -> object:
@@ -118,6 +119,12 @@ def hardware_form() -> None:
         setting(column, name)
     c1, c2 = st.columns([1, 2])
     kind = setting(c1, "cost_kind")
+    if kind != "profile" and lab_state.settings().source:  # back from the profile: the linear c0 it replaced
+        settings = lab_state.settings()
+        for name, value in st.session_state.pop("linear_before_profile", {}).items():
+            setattr(settings, name, value)
+            st.session_state[f"{lab_state.WIDGET}lab_{name}"] = value
+        settings.source = ""
     if kind == "linear":
         coefficients = ("c0", "c_prefill", "c_decode", "c_attn")
         with c2:
@@ -132,3 +139,21 @@ def hardware_form() -> None:
             for column, name in zip(st.columns(4), coefficients):
                 setting(column, name)
         st.caption(t("cost_linear_note"))
+    elif kind == "profile":
+        with c2:
+            _profile_settings()
+
+
+def _profile_settings() -> None:
+    """The shipped profile's coefficients become the settings (the linear ones are kept aside, and come back
+    when linear is chosen again); the page says which profile it is and its formula with units."""
+    settings, cost = lab_state.settings(), cost_profile.shipped_cost()
+    if cost is None:
+        st.error(t("cost_profile_missing", path=str(cost_profile.SHIPPED)))
+        return
+    if settings.source != cost.source:
+        st.session_state["linear_before_profile"] = {name: getattr(settings, name) for name in LINEAR_KEPT}
+        for name in (*cost_profile.COEFFICIENTS, "source"):
+            setattr(settings, name, getattr(cost, name))
+    st.caption(cost_profile.about(cost_profile.document()))
+    st.caption(cost_profile.formula(cost))

@@ -9,17 +9,17 @@ import time
 import pandas as pd
 import streamlit as st
 
+from gpu_demo.compare import compare as compare  # the page predicts runs with it
 from gpu_demo.engine import EngineRun, run
-from gpu_demo.fit import fit_cost, predict
 from gpu_demo.loading import load_model
 from gpu_demo.model import GPT
 from gpu_demo.prompts import fit_to_context, prompts_for, with_text_lengths
 from gpu_demo.train import CARD
 from sim.core.config import Config, Policy
-from sim.report.metrics import Metrics, compute
 from sim.trace.generate import Uniform, generate
 from sim.trace.trace import Trace
 
+from . import cost_profile
 from .i18n import t
 from .tables import metric_label, shown
 from .text import md_escape
@@ -114,19 +114,19 @@ def run_both(model: GPT, trace: Trace, prompts: list[bytes], config: Config, pol
         lock.release()
 
 
-def prediction_table(result: EngineRun, metrics: Metrics, config: Config, policy: Policy) -> tuple[pd.DataFrame, dict]:
-    """Measured figures beside the simulator's prediction with a linear model fitted to this run."""
-    cost, error = fit_cost(result)
-    predicted = compute(predict(result, config, policy, cost))
-    rows = []
-    for name, measured, guess in (("makespan", metrics.makespan, predicted.makespan),
-                                  ("ttft_p50", metrics.percentiles["ttft"][50], predicted.percentiles["ttft"][50]),
-                                  ("tpot_p50", metrics.percentiles["tpot"][50], predicted.percentiles["tpot"][50]),
-                                  ("throughput", metrics.throughput, predicted.throughput)):
-        rows.append({t("col_metric"): metric_label(name, metrics.unit), t("rm_measured"): shown(name, measured),
-                     t("rm_predicted"): shown(name, guess),
-                     t("rm_error"): f"{(guess - measured) / measured:+.0%}" if measured else "—"})
-    fit = {"c0": cost.c0, "c_prefill": cost.c_prefill, "c_decode": cost.c_decode, "c_attn": cost.c_attn,
-           "error": error}
-    return pd.DataFrame(rows), fit
+def profile_path(device: str, dtype: str):
+    """The cost profile a run on this device and dtype is predicted with (None when there is none)."""
+    path = cost_profile.PROFILES / f"{device}-{dtype}.json"
+    return path if cost_profile.document(path) is not None else None
 
+
+def comparison_table(figures: dict, unit: str) -> pd.DataFrame:
+    """Each figure measured beside predicted, with the relative error."""
+    rows = []
+    for name, row in figures.items():
+        measured, predicted, error = row["measured"], row["predicted"], row["error"]
+        rows.append({t("col_metric"): metric_label(name, unit),
+                     t("rm_measured"): "—" if measured is None else shown(name, measured),
+                     t("rm_predicted"): "—" if predicted is None else shown(name, predicted),
+                     t("rm_error"): "—" if error is None else f"{error:+.0%}"})
+    return pd.DataFrame(rows)

@@ -17,7 +17,7 @@ VICTIMS = ("latest", "lowest-priority")
 # Policy's fields that are a choice, with their options (the forms draw these as choices)
 POLICY_CHOICES = {"batching": POLICIES, "order": ORDERS, "sjf_key": SJF_KEYS, "mixing": MIXING,
                   "kv_admission": KV_ADMISSION, "preempt": PREEMPT, "victim": VICTIMS}
-COST_MODELS = ("ticks", "linear")
+COST_MODELS = ("ticks", "linear", "profile")
 
 
 class ConfigError(ValueError):
@@ -63,29 +63,52 @@ class SLO:
 class CostModel:
     """How long an iteration takes. `ticks`: one tick each, the seed's token-work model. `linear`:
     t = c0 + c_prefill * prefill_tokens + c_decode * decode_sequences + c_attn * context_tokens_read, in ms
-    (prefill and decode tokens cost differently, as the design document warns they do)."""
+    (prefill and decode tokens cost differently, as the design document warns they do). `profile`: a real
+    engine's measured cost (`python -m gpu_demo profile`, which fits it) over the shape of the batch it packs:
+    t = c0 + c_token * rows + c_seq * groups + c_key * groups * longest + c_cell * groups * query * longest, in
+    ms, where rows are the token rows computed, groups the sequences (each prefill chunk, decode token and padding
+    row), query the longest chunk and longest the longest KV span read; `source` names the profile."""
     kind: str = "ticks"
     c0: float = 8.0
     c_prefill: float = 0.1
     c_decode: float = 0.5
     c_attn: float = 0.002
+    c_token: float = 0.0
+    c_seq: float = 0.0
+    c_key: float = 0.0
+    c_cell: float = 0.0
+    source: str = ""
 
     def __post_init__(self):
         _choice("cost_model", self.kind, COST_MODELS)
-        for name in ("c0", "c_prefill", "c_decode", "c_attn"):
+        for name in ("c0", "c_prefill", "c_decode", "c_attn", "c_token", "c_seq", "c_key", "c_cell"):
             _number(name, getattr(self, name))
         if self.kind == "linear" and self.c0 + self.c_prefill + self.c_decode == 0:
             raise ConfigError("c0", "an iteration must take some time: c0, c_prefill or c_decode must be > 0")
+        if self.kind == "profile" and self.c0 + self.c_token + self.c_seq == 0:
+            raise ConfigError("c0", "an iteration must take some time: c0, c_token or c_seq must be > 0")
 
     @property
     def unit(self) -> str:
         return "tick" if self.kind == "ticks" else "ms"
 
+    @property
+    def reads_context(self) -> bool:
+        """Whether an iteration's time grows with the context its attention reads (so no two are alike)."""
+        return self.kind == "profile" or self.kind == "linear" and self.c_attn > 0
+
     def duration(self, prefill_tokens: int, decode_sequences: int, context_read: int) -> float:
         if self.kind == "ticks":
             return 1
+        if self.kind == "profile":
+            raise ValueError("a profile's time follows the batch's shape: shape_duration (sim.core.engine.length)")
         return self.c0 + self.c_prefill * prefill_tokens + self.c_decode * decode_sequences \
             + self.c_attn * context_read
+
+    def shape_duration(self, rows: int, groups: int, query: int, longest: int) -> float:
+        """A profile's time (ms) for a packed batch of this shape."""
+        return (self.c0 + self.c_token * rows + self.c_seq * groups + self.c_key * groups * longest
+                + self.c_cell * groups * query * longest)
 
 
 # Coefficients (ms) of a few teaching setups; the lab lets users edit them.

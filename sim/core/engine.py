@@ -6,8 +6,11 @@ so the cost grows with arrivals and completions, not with ticks or tokens.
 """
 from __future__ import annotations
 
+import math
+
 from ..trace.trace import Trace
 from .config import Config, Policy
+from .iteration import Iteration
 from .policies import make_scheduler
 from .queue import NEVER
 from .schedule import Schedule
@@ -19,36 +22,62 @@ def simulate(trace: Trace, config: Config, policy: Policy | str) -> Schedule:
     return run(make_scheduler(policy, trace, config))
 
 
-def run(scheduler: Scheduler, max_repeat: int = NEVER) -> Schedule:
+def run(scheduler: Scheduler, max_repeat: int = NEVER, arrivals_on_iterations: bool = False) -> Schedule:
     """Drive a scheduler to the end of its trace under its config's cost model. A plan may merge up to
     `max_repeat` identical iterations into one event; with 1 it plans every iteration on its own (tests hold
-    the merged run to that one)."""
+    the merged run to that one). `arrivals_on_iterations`: arrivals are read on the count of iterations run, as
+    the real engine reads a trace in ticks (gpu_demo.engine.run), while time follows the cost model."""
     plan, commit, cost = scheduler.plan, scheduler.commit, scheduler.config.cost
     ticks = cost.kind == "ticks"
-    now = 0
+    now, count = 0, 0
     # Iterations with no token-work only wait for swap-ins; more in a row than swaps could need is a bug that
     # must end in an error, never a hang.
     idle, idle_limit = 0, 1000 + scheduler.config.swap_cost * (len(scheduler.requests) + 1)
     while scheduler.remaining:
-        iteration = plan(now, max_repeat)
+        iteration = plan(now, 1, clock=count) if arrivals_on_iterations else plan(now, max_repeat)
         if iteration is None:
             upcoming = scheduler.next_event()
             if upcoming is None:
                 if not scheduler.remaining:
                     break  # the last requests were cancelled or rejected in that plan
                 raise RuntimeError("requests are left but nothing can run")  # a scheduler bug, never a hang
-            now = upcoming if upcoming > now else now + (1 if ticks else 1e-9)
+            if arrivals_on_iterations:
+                count = max(count + 1, math.ceil(upcoming))
+            else:
+                now = upcoming if upcoming > now else now + (1 if ticks else 1e-9)
             continue
-        if ticks:
-            end = now + iteration.repeat
-        else:  # padding is a padded prompt position in a prefill and an idle slot in a decode: it costs as such
-            padding = (iteration.padding, 0) if iteration.prefill else (0, iteration.padding)
-            length = cost.duration(iteration.prefill_tokens + padding[0],
-                                   iteration.decode_work + iteration.graph_padding + padding[1], iteration.context_read)
-            end = now + length * iteration.repeat
+        end = now + (1 if ticks else length(scheduler, iteration)) * iteration.repeat
         commit(iteration, now, end)
-        now = end
+        now, count = end, count + iteration.repeat
         idle = idle + 1 if not iteration.prefill_tokens and not iteration.decode_work else 0
         if idle > idle_limit:
             raise RuntimeError(f"the scheduler made no progress for {idle} iterations at time {now}")
     return scheduler.schedule
+
+
+def length(scheduler: Scheduler, it: Iteration) -> float:
+    """One iteration's time under a latency model (ms). Padding is a padded prompt position in a prefill and an
+    idle slot in a decode: it costs as such."""
+    cost = scheduler.config.cost
+    if cost.kind == "profile":
+        return cost.shape_duration(*batch_shape(scheduler, it))
+    padding = (it.padding, 0) if it.prefill else (0, it.padding)
+    return cost.duration(it.prefill_tokens + padding[0], it.decode_work + it.graph_padding + padding[1],
+                         it.context_read)
+
+
+def batch_shape(scheduler: Scheduler, it: Iteration) -> tuple[int, int, int, int]:
+    """(rows, groups, query, longest) of the batch the real engine packs for `it` (gpu_demo.engine._pack): token
+    rows, sequences (each prefill chunk, decoder and padding row), the longest chunk and the longest KV span."""
+    # (a static batch member whose prompt was prefilled in an earlier tick feeds its last prompt token again
+    # when the batch prefill ends and samples its first token)
+    emits = set(it.prefill_emits)
+    chunks = [(first, n) if n else (scheduler.states[i].target - 1, 1) for i, first, n in it.prefill
+              if n or i in emits]
+    padding = it.padding + it.graph_padding
+    rows = sum(n for _, n in chunks) + it.decode_work + padding
+    groups = len(chunks) + len(it.decoding) + padding
+    query = max((n for _, n in chunks), default=1)
+    longest = max(max((first + n for first, n in chunks), default=1),
+                  max((scheduler.context(i) for i in it.decoding), default=1))
+    return rows, groups, query, longest

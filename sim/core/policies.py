@@ -314,7 +314,7 @@ class Static(Scheduler):
         it = Iteration(decoding=list(self.decoders), decode_work=len(self.decoders), padding=len(self.idle),
                        finishing=self.finishing_now(), graph_padding=self.graph_padding(len(self.batch)),
                        blocks=self.kv.tables if self.kv is not None else None)
-        if not it.finishing:
+        if not it.finishing and self.config.cost.kind != "profile":  # (a profile's decodes grow with the context)
             length = self.config.cost.duration(0, len(self.batch) + it.graph_padding, 0)
             it.repeat = self.steady_limit(now, length, min(max_repeat, self.rounds_to_next_finish()))
         return it

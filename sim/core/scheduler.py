@@ -73,7 +73,7 @@ class Scheduler(KVMemory, Recording):
         self.resume: list[int] = []  # heap of swapped-out requests waiting to come back (earliest arrival first)
         self.swap_done: list[tuple[float, int]] = []  # heap (when its swap-in ends, request)
         self.prefill_emits = config.first_token == "prefill"
-        self.reads_context = config.cost.kind == "linear" and config.cost.c_attn > 0
+        self.reads_context = config.cost.reads_context
         # The clock arrivals and stops are read on, when it is not the executor's (the real engine: arrivals in
         # iterations, times in ms); each plan is given it.
         self.clock: float | None = None

@@ -31,33 +31,41 @@ def step_events(schedule: Schedule) -> list[dict[str, list[int]]]:
     return out
 
 
-def run_json(schedule: Schedule, metrics: Metrics, emitted: list[Sequence[float]] | None = None) -> dict:
-    """One JSON-ready object: the budgets and options, the overall metrics, every request and every step.
-    Fields of an option (KV blocks, preemptions, graph padding, speculation) appear when it is on."""
-    config, slo, m = schedule.config, schedule.config.slo, metrics
-    names = [r.name for r in schedule.requests]
-    requests = [{"name": r.name, "arrival": r.arrival, "prompt": r.prompt, "output": r.output,
-                 "queue_time": r.queue_time, "ttft": r.ttft, "tpot": r.tpot, "e2e": r.e2e,
-                 "completion": r.completion, "finish_reason": r.finish_reason, "meets_slo": r.meets_slo,
-                 "preemptions": r.preemptions}
-                for r in m.requests]
-    for row, times in zip(requests, schedule.emitted() if emitted is None else emitted):
+def _request_rows(schedule: Schedule, metrics: Metrics, emitted: list[Sequence[float]] | None) -> list[dict]:
+    """One JSON row per request: its latencies, emitted times, and how a cancel, a rejection or a recompute hit it."""
+    rows = [{"name": r.name, "arrival": r.arrival, "prompt": r.prompt, "output": r.output,
+             "queue_time": r.queue_time, "ttft": r.ttft, "tpot": r.tpot, "e2e": r.e2e,
+             "completion": r.completion, "finish_reason": r.finish_reason, "meets_slo": r.meets_slo,
+             "preemptions": r.preemptions}
+            for r in metrics.requests]
+    for row, times in zip(rows, schedule.emitted() if emitted is None else emitted):
         row["emitted"] = list(times)
-    options = schedule.options
-    for row, r, timeline in zip(requests, m.requests, schedule.requests):
+    for row, r, timeline in zip(rows, metrics.requests, schedule.requests):
         if r.finish_reason == "cancelled":
             row.update(cancel_time=timeline.cancel_time, delivered=r.delivered, wasted=r.wasted)
         elif r.finish_reason == "rejected":
             row["reject_reason"] = timeline.reject_reason
         if r.recomputed:
             row["recomputed"] = r.recomputed
-    steps = [{"start": s.start, "end": s.end, "running": list(map(names.__getitem__, members)),
-              "prefill_tokens": s.prefill_tokens, "decode_tokens": s.decode_tokens, "padding_tokens": s.padding_tokens}
-             for s, members in zip(schedule.steps, schedule.members())]
-    kv, buckets, spec = config.kv_blocks is not None, bool(options and options.graph_buckets), \
+    return rows
+
+
+def _step_rows(schedule: Schedule, names: list[str]) -> list[dict]:
+    """One JSON row per step: its span, the requests running and its token-work, plus the fields of options on."""
+    rows = [{"start": s.start, "end": s.end, "running": list(map(names.__getitem__, members)),
+             "prefill_tokens": s.prefill_tokens, "decode_tokens": s.decode_tokens, "padding_tokens": s.padding_tokens}
+            for s, members in zip(schedule.steps, schedule.members())]
+    _add_step_options(rows, schedule, names)
+    return rows
+
+
+def _add_step_options(rows: list[dict], schedule: Schedule, names: list[str]) -> None:
+    """Add to each step row its KV blocks, event requests, graph padding and speculation fields, where on."""
+    options = schedule.options
+    kv, buckets, spec = schedule.config.kv_blocks is not None, bool(options and options.graph_buckets), \
         bool(options and options.spec_tokens)
     if kv or buckets or spec or schedule.events:
-        for row, step, events in zip(steps, schedule.steps, step_events(schedule)):
+        for row, step, events in zip(rows, schedule.steps, step_events(schedule)):
             if kv:
                 row["kv_blocks_used"] = step.kv_blocks
             for key, kind in (("preempted", "preempt"), ("swapped", "swap_out"), ("swapped_in", "swap_in"),
@@ -68,6 +76,11 @@ def run_json(schedule: Schedule, metrics: Metrics, emitted: list[Sequence[float]
                 row["graph_padding"] = step.graph_padding
             if spec:
                 row["decode_sequences"], row["spec_accepted"] = step.decode_sequences, step.spec_accepted
+
+
+def _overall_json(schedule: Schedule, metrics: Metrics) -> dict:
+    """The budgets, options and cost model of the run and its overall metrics, as JSON-ready fields."""
+    config, slo, m, options = schedule.config, schedule.config.slo, metrics, schedule.options
     return {
         "policy": m.policy, "options": options.changes() if options else {}, "unit": m.unit,
         "token_budget": config.token_budget, "max_seqs": config.max_seqs, "first_token": config.first_token,
@@ -84,13 +97,22 @@ def run_json(schedule: Schedule, metrics: Metrics, emitted: list[Sequence[float]
         "preemptions": m.preemptions, "recomputed_tokens": m.recomputed_tokens, "swapped_blocks": m.swapped_blocks,
         "wasted_tokens": m.wasted_tokens, "graph_padding": m.graph_padding, "spec_accepted": m.spec_accepted,
         "kv_peak": m.kv_peak, "kv_mean": None if m.kv_mean is None else _number(m.kv_mean),
-        "requests": requests, "steps": steps,
     }
 
 
+def run_json(schedule: Schedule, metrics: Metrics, emitted: list[Sequence[float]] | None = None) -> dict:
+    """One JSON-ready object: the budgets and options, the overall metrics, every request and every step.
+    Fields of an option (KV blocks, preemptions, graph padding, speculation) appear when it is on."""
+    names = [r.name for r in schedule.requests]
+    requests = _request_rows(schedule, metrics, emitted)
+    steps = _step_rows(schedule, names)
+    return {**_overall_json(schedule, metrics), "requests": requests, "steps": steps}
+
+
 def table(headers: list[str], rows: list[list[object]]) -> str:
-    """A plain text table with right-aligned columns."""
-    cells = [[str(_number(round(c, 6) if isinstance(c, float) else c)) for c in row] for row in [headers, *rows]]
+    """A plain text table with right-aligned columns ("-" where a value does not exist)."""
+    cells = [["-" if c is None else str(_number(round(c, 6) if isinstance(c, float) else c)) for c in row]
+             for row in [headers, *rows]]
     widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
     lines = ["  ".join(c.rjust(w) for c, w in zip(row, widths)) for row in cells]
     lines.insert(1, "  ".join("-" * w for w in widths))
@@ -106,7 +128,7 @@ def summary_text(metrics: Metrics, max_rows: int = 40) -> str:
     lines.append(table(["metric", *[f"p{q}" for q in PERCENTILES]],
                        [[name, *m.percentiles[name].values()] for name in LATENCIES]))
     lines.append("")
-    rows = [[r.name, r.arrival, r.prompt, r.output, r.queue_time, r.ttft, round(r.tpot, 4), r.e2e, r.completion,
+    rows = [[r.name, r.arrival, r.prompt, r.output, r.queue_time, r.ttft, r.tpot, r.e2e, r.completion,
              r.finish_reason] for r in m.requests[:max_rows]]
     lines.append(table(["request", "arrival", "prompt", "output", "queue", "ttft", "tpot", "e2e", "completion",
                         "finish"], rows))

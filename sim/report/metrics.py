@@ -161,13 +161,18 @@ def request_metrics(schedule: Schedule, slo: SLO, emitted: list[Sequence[float]]
     return tuple(out)
 
 
-def compute(schedule: Schedule, slo: SLO | None = None, emitted: list[Sequence[float]] | None = None) -> Metrics:
-    """Every metric of the run; `slo` defaults to the thresholds of the schedule's config. `emitted` may pass
-    schedule.emitted() when the caller has it already."""
-    slo = schedule.config.slo if slo is None else slo
-    emitted = schedule.emitted(compact=True) if emitted is None else emitted
-    requests = request_metrics(schedule, slo, emitted)
-    makespan = schedule.makespan
+class _StepTotals(NamedTuple):
+    """Sums over the steps of a run, each step counted once per iteration it stands for."""
+    prefill: int
+    decode: int
+    padding: int
+    graph: int
+    accepted: int
+    iterations: int
+
+
+def _step_totals(schedule: Schedule) -> _StepTotals:
+    """Token-work, padding, graph padding and accepted draft tokens summed over every iteration of the run."""
     prefill = decode = padding = graph = accepted = iterations = 0
     for s in schedule.steps:
         n = s.iterations
@@ -177,32 +182,54 @@ def compute(schedule: Schedule, slo: SLO | None = None, emitted: list[Sequence[f
         graph += s.graph_padding * n
         accepted += s.spec_accepted * n
         iterations += n
+    return _StepTotals(prefill, decode, padding, graph, accepted, iterations)
+
+
+def _kv_usage(schedule: Schedule) -> tuple[int | None, float]:
+    """The peak KV blocks (None when not tracked) and blocks times time summed over the steps."""
     kv_peak, kv_area = None, 0
     if schedule.config.kv_blocks:
         kv_peak = max((s.kv_blocks for s in schedule.steps), default=0)
         kv_area = sum(s.kv_blocks * (s.end - s.start) for s in schedule.steps)
+    return kv_peak, kv_area
+
+
+def _all_percentiles(requests: Sequence[RequestMetrics], emitted: list[Sequence[float]]) -> dict[str, dict]:
+    """Percentiles of each latency over the requests that have it, and of every inter-token gap ("itl")."""
+    return {**{name: percentiles([v for v in map(attrgetter(name), requests) if v is not None])
+               for name in LATENCIES},
+            "itl": weighted_percentiles(gap_counts(emitted))}
+
+
+def compute(schedule: Schedule, slo: SLO | None = None, emitted: list[Sequence[float]] | None = None) -> Metrics:
+    """Every metric of the run; `slo` defaults to the thresholds of the schedule's config. `emitted` may pass
+    schedule.emitted() when the caller has it already."""
+    slo = schedule.config.slo if slo is None else slo
+    emitted = schedule.emitted(compact=True) if emitted is None else emitted
+    requests = request_metrics(schedule, slo, emitted)
+    makespan = schedule.makespan
+    totals = _step_totals(schedule)
+    kv_peak, kv_area = _kv_usage(schedule)
     output_tokens = sum(r.delivered for r in requests)
     good = [r for r in requests if r.meets_slo]
     reasons = [r.finish_reason for r in requests]
     per_time = (lambda x: x / makespan) if makespan else (lambda x: 0.0)
     budget = schedule.config.token_budget
-    budget_time = makespan if schedule.unit == "tick" else iterations
+    budget_time = makespan if schedule.unit == "tick" else totals.iterations
     timelines = schedule.requests
     return Metrics(
         policy=schedule.policy, unit=schedule.unit, token_budget=budget, requests=requests,
         makespan=makespan, output_tokens=output_tokens, throughput=per_time(output_tokens),
-        request_throughput=per_time(reasons.count("finished")), prefill_tokens=prefill, decode_tokens=decode,
-        padding_waste=padding,
-        utilization=(prefill + decode) / (budget * budget_time) if budget_time else 0.0,
-        percentiles={**{name: percentiles([v for v in map(attrgetter(name), requests) if v is not None])
-                        for name in LATENCIES},
-                     "itl": weighted_percentiles(gap_counts(emitted))},
+        request_throughput=per_time(reasons.count("finished")), prefill_tokens=totals.prefill,
+        decode_tokens=totals.decode, padding_waste=totals.padding,
+        utilization=(totals.prefill + totals.decode) / (budget * budget_time) if budget_time else 0.0,
+        percentiles=_all_percentiles(requests, emitted),
         goodput_requests=len(good), goodput_tokens=sum(r.output for r in good),
         slo_attainment=len(good) / len(requests) if requests else 0.0,
         finished=reasons.count("finished"), cancelled=reasons.count("cancelled"), rejected=reasons.count("rejected"),
         preemptions=sum(t.preemptions for t in timelines), recomputed_tokens=sum(t.recomputed for t in timelines),
         swapped_blocks=sum(t.swapped_blocks for t in timelines), wasted_tokens=sum(r.wasted for r in requests),
-        graph_padding=graph, spec_accepted=accepted, kv_peak=kv_peak,
+        graph_padding=totals.graph, spec_accepted=totals.accepted, kv_peak=kv_peak,
         kv_mean=kv_area / makespan if kv_peak is not None and makespan else None)
 
 

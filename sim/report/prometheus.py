@@ -84,14 +84,10 @@ def _time_mean(times: list[float], values: list[int], end: float) -> float:
     return area / end
 
 
-def prometheus_text(schedule: Schedule, metrics: Metrics, seconds_per_unit: float,
-                    model_name: str = "batching-classroom") -> str:
-    """The exposition text of one run; `seconds_per_unit` converts its time unit (a tick, or a ms) to seconds."""
-    out = _Writer(f'model_name="{_label(model_name)}",engine="0"')
+def _write_gauges(out: _Writer, schedule: Schedule, metrics: Metrics) -> None:
+    """Running and waiting requests (time-weighted mean and peak), then KV-cache usage."""
     span = metrics.makespan
     run_x, run_y, wait_x, wait_y = load_series(schedule)
-    sec = seconds_per_unit
-
     out.family("vllm:num_requests_running", "gauge",
                "Requests in model execution batches (time-weighted mean over the run).")
     out.sample("vllm:num_requests_running", _time_mean(run_x, run_y, span))
@@ -101,14 +97,20 @@ def prometheus_text(schedule: Schedule, metrics: Metrics, seconds_per_unit: floa
     out.sample("classroom:num_requests_running_max", max(run_y, default=0))
     out.family("classroom:num_requests_waiting_max", "gauge", "Most requests waiting at once during the run.")
     out.sample("classroom:num_requests_waiting_max", max(wait_y, default=0))
-    blocks = schedule.config.kv_blocks
+    _write_kv_gauges(out, schedule.config.kv_blocks, metrics)
+
+
+def _write_kv_gauges(out: _Writer, blocks: int | None, metrics: Metrics) -> None:
+    """KV-cache usage as a share of `blocks` (mean and peak); nothing when blocks are not tracked."""
     if blocks:
         out.family("vllm:kv_cache_usage_perc", "gauge", "KV-cache usage, 1 means 100 percent (time-weighted mean).")
         out.sample("vllm:kv_cache_usage_perc", (metrics.kv_mean or 0.0) / blocks)
         out.family("classroom:kv_cache_usage_perc_max", "gauge", "Peak KV-cache usage, 1 means 100 percent.")
         out.sample("classroom:kv_cache_usage_perc_max", (metrics.kv_peak or 0) / blocks)
 
-    emitted = schedule.emitted(compact=True)
+
+def _write_counters(out: _Writer, metrics: Metrics, emitted: list) -> None:
+    """Preemptions, prompt and generation tokens, and requests by finish reason, over the whole run."""
     out.family("vllm:num_preemptions_total", "counter", "Cumulative number of preemptions.")
     out.sample("vllm:num_preemptions_total", metrics.preemptions)
     out.family("vllm:prompt_tokens_total", "counter", "Number of prefill tokens processed (recomputation included).")
@@ -120,9 +122,10 @@ def prometheus_text(schedule: Schedule, metrics: Metrics, seconds_per_unit: floa
         count = sum(1 for r in metrics.requests if FINISH_REASONS[r.finish_reason] == reason)
         out.sample("vllm:request_success_total", count, f'finished_reason="{reason}"')
 
-    requests, timelines = metrics.requests, schedule.requests
-    done = [(r, t) for r, t in zip(requests, timelines) if r.finish_reason == "finished"]
-    largest = max((r.prompt + r.output for r in requests), default=1)
+
+def _write_token_histograms(out: _Writer, schedule: Schedule, metrics: Metrics, done: list) -> None:
+    """Prompt and generation tokens of each finished request, and tokens per engine step."""
+    largest = max((r.prompt + r.output for r in metrics.requests), default=1)
     out.histogram("vllm:request_prompt_tokens", "Number of prefill tokens of each request.",
                   buckets_1_2_5(largest), [r.prompt for r, _ in done])
     out.histogram("vllm:request_generation_tokens", "Number of generation tokens of each request.",
@@ -133,9 +136,13 @@ def prometheus_text(schedule: Schedule, metrics: Metrics, seconds_per_unit: floa
         iterations.append(step.iterations)
     out.histogram("vllm:iteration_tokens_total", "Tokens (prefill and generation) per engine step.",
                   ITERATION_TOKEN_BUCKETS, iteration_tokens, iterations)
+
+
+def _write_latency_histograms(out: _Writer, metrics: Metrics, done: list, gaps: dict[float, int], sec: float) -> None:
+    """TTFT, inter-token gaps, TPOT and each request's end-to-end, queue, inference, prefill and decode times."""
+    requests = metrics.requests
     out.histogram("vllm:time_to_first_token_seconds", "Time to first token in seconds.", TTFT_BUCKETS,
                   [r.ttft * sec for r in requests if r.ttft is not None])
-    gaps = gap_counts(emitted)
     out.histogram("vllm:inter_token_latency_seconds", "Gap between consecutive output tokens in seconds.",
                   TOKEN_LATENCY_BUCKETS, [gap * sec for gap in gaps], list(gaps.values()))
     out.histogram("vllm:request_time_per_output_token_seconds", "Mean time per output token of each request.",
@@ -150,4 +157,16 @@ def prometheus_text(schedule: Schedule, metrics: Metrics, seconds_per_unit: floa
                   REQUEST_LATENCY_BUCKETS, [(t.first_token - t.first_work) * sec for _, t in done])
     out.histogram("vllm:request_decode_time_seconds", "Time from the first token to the last.",
                   REQUEST_LATENCY_BUCKETS, [(t.completion - t.first_token) * sec for _, t in done])
+
+
+def prometheus_text(schedule: Schedule, metrics: Metrics, seconds_per_unit: float,
+                    model_name: str = "batching-classroom") -> str:
+    """The exposition text of one run; `seconds_per_unit` converts its time unit (a tick, or a ms) to seconds."""
+    out = _Writer(f'model_name="{_label(model_name)}",engine="0"')
+    _write_gauges(out, schedule, metrics)
+    emitted = schedule.emitted(compact=True)
+    _write_counters(out, metrics, emitted)
+    done = [(r, t) for r, t in zip(metrics.requests, schedule.requests) if r.finish_reason == "finished"]
+    _write_token_histograms(out, schedule, metrics, done)
+    _write_latency_histograms(out, metrics, done, gap_counts(emitted), seconds_per_unit)
     return "\n".join(out.lines) + "\n"

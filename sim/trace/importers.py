@@ -165,23 +165,40 @@ def _round(amount: float, factor: float) -> float:
     return round(amount * factor, 9)
 
 
+# A kept row: (data row, time in the format's own unit, prompt tokens, output tokens).
+_Kept = tuple[int, float, int, int]
+
+
 def _convert(fmt: str, records: Iterable[tuple[int, object]], parse: Callable[[object], Parsed],
              unit_ms: float, options: ImportOptions | None) -> ImportResult:
     """The shared import loop: parse each record, apply the window, limit and scaling, then validate."""
     options = options or ImportOptions()
-    # Without a start, rows out of order before the first one are kept (validate sorts them).
-    start = -math.inf if options.start_s is None else options.start_s
-    end = math.inf if options.end_s is None else options.end_s
-    kept: list[tuple[int, float, int, int]] = []
     dropped: Counter = Counter()
     examples: list[tuple[int, str]] = []
-    origin, read, not_read, last = None, 0, 0, 0
 
     def drop(row: int, reason: str) -> None:
         dropped[reason] += 1
         if len(examples) < EXAMPLES:
             examples.append((row, reason))
 
+    kept, read, not_read, last = _keep(records, parse, unit_ms, options, drop)
+    rows = _arrival_rows(fmt, kept, last, unit_ms, options, drop)
+    report = ImportReport(fmt, read, len(rows), dropped, tuple(sorted(examples)[:EXAMPLES]), not_read)
+    if not rows:
+        if not read:
+            raise TraceError([Problem("no_rows")])
+        raise _unreadable(f"none of its rows is usable. {report}")
+    return ImportResult(validate(rows, REQUIRED), report)
+
+
+def _keep(records: Iterable[tuple[int, object]], parse: Callable[[object], Parsed], unit_ms: float,
+          options: ImportOptions, drop: Callable[[int, str], None]) -> tuple[list[_Kept], int, int, int]:
+    """The usable records inside the window and under the limit, with rows read, rows not read and the last row."""
+    # Without a start, rows out of order before the first one are kept (validate sorts them).
+    start = -math.inf if options.start_s is None else options.start_s
+    end = math.inf if options.end_s is None else options.end_s
+    kept: list[_Kept] = []
+    origin, read, not_read, last = None, 0, 0, 0
     for row, record in records:
         last = row
         if options.limit is not None and len(kept) >= options.limit:
@@ -203,7 +220,12 @@ def _convert(fmt: str, records: Iterable[tuple[int, object]], parse: Callable[[o
             drop(row, prompt if isinstance(prompt, str) else output)
             continue
         kept.append((row, time, prompt, output))
+    return kept, read, not_read, last
 
+
+def _arrival_rows(fmt: str, kept: list[_Kept], last: int, unit_ms: float, options: ImportOptions,
+                  drop: Callable[[int, str], None]) -> list[dict]:
+    """Native rows of the kept records, named by data row, arriving in ticks after the earliest one."""
     # Arrivals count from the earliest kept row, so the first request arrives at tick 0.
     t0 = min((time for _, time, _, _ in kept), default=0)
     width = max(6, len(str(last)))
@@ -215,12 +237,7 @@ def _convert(fmt: str, records: Iterable[tuple[int, object]], parse: Callable[[o
             continue
         rows.append({"name": f"{fmt}-{row:0{width}d}", "arrival": math.floor(tick),
                      "prompt": prompt, "output": output})
-    report = ImportReport(fmt, read, len(rows), dropped, tuple(sorted(examples)[:EXAMPLES]), not_read)
-    if not rows:
-        if not read:
-            raise TraceError([Problem("no_rows")])
-        raise _unreadable(f"none of its rows is usable. {report}")
-    return ImportResult(validate(rows, REQUIRED), report)
+    return rows
 
 
 def _csv_records(text: str) -> Iterator[list[str] | None]:

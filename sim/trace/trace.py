@@ -183,6 +183,21 @@ def validate(rows: Iterable[Mapping[str, object]], columns: Iterable[str] | None
 
     `columns` is the header when the input had one, so a missing column is reported once."""
     rows = list(rows)
+    header = _checked_header(rows, columns)
+    problems: list[Problem] = []
+    ignored = tuple(c for c in header if c not in COLUMNS)
+    requests, first_row = [], {}
+    for number, row in enumerate(rows, start=1):
+        request = _row_request(problems, row, number, header, first_row)
+        if request is not None:
+            requests.append(request)
+    if problems:
+        raise TraceError(problems)
+    return _sorted(requests, ignored)
+
+
+def _checked_header(rows: list[Mapping[str, object]], columns: Iterable[str] | None) -> list[str]:
+    """The trace's columns, or a TraceError when a required column is missing or there are no rows."""
     if columns is None and not rows:
         raise TraceError([Problem("no_rows")])
     header = list(columns) if columns is not None else sorted({k for r in rows for k in r})
@@ -193,53 +208,69 @@ def validate(rows: Iterable[Mapping[str, object]], columns: Iterable[str] | None
         raise TraceError([Problem("missing_column", column=c) for c in missing])
     if not rows:
         raise TraceError([Problem("no_rows")])
-    problems: list[Problem] = []
-    ignored = tuple(c for c in header if c not in COLUMNS)
-    requests, first_row = [], {}
-    for number, row in enumerate(rows, start=1):
-        name = _text(row.get("name"))
-        bad = len(problems)
-        if not name:
-            problems.append(Problem("empty", number, None, "name"))
-        elif _SURROGATE.search(name):
-            problems.append(Problem("unreadable", number, name, "name", {"detail": _INVALID}))
-        elif len(name) > MAX_NAME:
-            problems.append(Problem("too_long", number, name[:MAX_NAME], "name", {"max": MAX_NAME}))
-        elif name in first_row:
-            problems.append(Problem("duplicate", number, name, "name", {"other": first_row[name]}))
-        else:
-            first_row[name] = number
-        cell = (problems, row, number, name)
-        arrival = _bounded(*cell, "arrival", 0, MAX_TICK)
-        text = _text(row.get("text")) or None
-        if _integer(row.get("prompt")) != "empty" or "text" not in header:
-            prompt = _bounded(*cell, "prompt", 1, MAX_TOKENS)
-        elif text is None:
-            problems.append(Problem("no_prompt", number, name, "prompt"))
-            prompt = None
-        else:
-            prompt = len(text.encode("utf-8", errors="replace"))
-        output = _bounded(*cell, "output", 1, MAX_TOKENS)
-        priority = deadline = cancel_at = tenant = None
-        if any(c in row for c in OPTIONAL):
-            priority = _bounded(*cell, "priority", -MAX_TICK, MAX_TICK, optional=True)
-            deadline = _bounded(*cell, "deadline", 0, MAX_TICK, optional=True)
-            cancel_at = _bounded(*cell, "cancel_at", 0, MAX_TICK, optional=True)
-            for column, value in (("deadline", deadline), ("cancel_at", cancel_at)):
-                if value is not None and arrival is not None and value < arrival:
-                    problems.append(Problem("before_arrival", number, name, column, {"arrival": arrival}))
-            tenant = _text(row.get("tenant"))
-            for column, value, limit in (("tenant", tenant, MAX_NAME), ("text", text or "", MAX_TEXT)):
-                if len(value) > limit:
-                    problems.append(Problem("too_long", number, name, column, {"max": limit}))
-                elif _SURROGATE.search(value):
-                    problems.append(Problem("unreadable", number, name, column, {"detail": _INVALID}))
-        if len(problems) == bad:
-            requests.append(Request(name, arrival, prompt, output, priority or 0, deadline, tenant or "",
-                                    cancel_at, text))
-    if problems:
-        raise TraceError(problems)
-    return _sorted(requests, ignored)
+    return header
+
+
+def _row_request(problems: list[Problem], row: Mapping[str, object], number: int, header: list[str],
+                 first_row: dict[str, int]) -> Request | None:
+    """The Request of one data row, or None after recording each of its problems."""
+    name = _text(row.get("name"))
+    bad = len(problems)
+    _check_name(problems, number, name, first_row)
+    cell = (problems, row, number, name)
+    arrival = _bounded(*cell, "arrival", 0, MAX_TICK)
+    text = _text(row.get("text")) or None
+    prompt = _prompt(cell, header, text)
+    output = _bounded(*cell, "output", 1, MAX_TOKENS)
+    priority = deadline = cancel_at = tenant = None
+    if any(c in row for c in OPTIONAL):
+        priority, deadline, cancel_at, tenant = _optional_cells(cell, arrival, text)
+    if len(problems) == bad:
+        return Request(name, arrival, prompt, output, priority or 0, deadline, tenant or "", cancel_at, text)
+    return None
+
+
+def _check_name(problems: list[Problem], number: int, name: str, first_row: dict[str, int]) -> None:
+    """Record a name that is empty, unreadable, too long or repeated; remember the row of a new one."""
+    if not name:
+        problems.append(Problem("empty", number, None, "name"))
+    elif _SURROGATE.search(name):
+        problems.append(Problem("unreadable", number, name, "name", {"detail": _INVALID}))
+    elif len(name) > MAX_NAME:
+        problems.append(Problem("too_long", number, name[:MAX_NAME], "name", {"max": MAX_NAME}))
+    elif name in first_row:
+        problems.append(Problem("duplicate", number, name, "name", {"other": first_row[name]}))
+    else:
+        first_row[name] = number
+
+
+def _prompt(cell: tuple, header: list[str], text: str | None) -> int | None:
+    """The prompt's token count: its cell, else the UTF-8 bytes of the text standing in for it."""
+    problems, row, number, name = cell
+    if _integer(row.get("prompt")) != "empty" or "text" not in header:
+        return _bounded(*cell, "prompt", 1, MAX_TOKENS)
+    if text is None:
+        problems.append(Problem("no_prompt", number, name, "prompt"))
+        return None
+    return len(text.encode("utf-8", errors="replace"))
+
+
+def _optional_cells(cell: tuple, arrival: int | None, text: str | None) -> tuple:
+    """Priority, deadline, cancel_at and tenant of a row, recording times before arrival and bad text."""
+    problems, row, number, name = cell
+    priority = _bounded(*cell, "priority", -MAX_TICK, MAX_TICK, optional=True)
+    deadline = _bounded(*cell, "deadline", 0, MAX_TICK, optional=True)
+    cancel_at = _bounded(*cell, "cancel_at", 0, MAX_TICK, optional=True)
+    for column, value in (("deadline", deadline), ("cancel_at", cancel_at)):
+        if value is not None and arrival is not None and value < arrival:
+            problems.append(Problem("before_arrival", number, name, column, {"arrival": arrival}))
+    tenant = _text(row.get("tenant"))
+    for column, value, limit in (("tenant", tenant, MAX_NAME), ("text", text or "", MAX_TEXT)):
+        if len(value) > limit:
+            problems.append(Problem("too_long", number, name, column, {"max": limit}))
+        elif _SURROGATE.search(value):
+            problems.append(Problem("unreadable", number, name, column, {"detail": _INVALID}))
+    return priority, deadline, cancel_at, tenant
 
 
 def _sorted(requests: list[Request], ignored: tuple[str, ...] = ()) -> Trace:

@@ -434,9 +434,20 @@ TEXTS = {
     "cfg_cost_help": (
         "Ticks: every iteration lasts one tick (the seed's teaching model). Linear: an iteration lasts c0 + "
         "c_prefill·prefill tokens + c_decode·decode sequences + c_attn·context read, in ms; arrivals are "
-        "then read as ms."),
+        "then read as ms. Measured profile: the real engine's iteration time on this machine, measured over "
+        "a grid of batch shapes (python -m gpu_demo profile): a run as this machine would serve it."),
     "cost_ticks": "ticks (token-work)",
     "cost_linear": "linear latency (ms)",
+    "cost_profile": "measured profile (ms)",
+    "cost_profile_about": (
+        "The profile shipped with the app: the tiny model's engine timed on {device} ({dtype}, {threads} "
+        "threads) over {shapes} batch shapes; on shapes left out of its fit it is off by {held_out}% on average, "
+        "and one shape's own timings spread {spread}%."),
+    "cost_profile_formula": (
+        "An iteration takes {c0} ms + {c_token} ms × token rows + {c_seq} ms × sequences + {c_key} ms × "
+        "(sequences × longest KV span) + {c_cell} ms × (sequences × longest chunk × longest KV span): the "
+        "batch the engine packs, padded to its longest chunk and context."),
+    "cost_profile_missing": "No cost profile at {path}: make one with python -m gpu_demo profile.",
     "cfg_cost_preset": "Coefficients from",
     "cost_preset_small_gpu": "a small GPU",
     "cost_preset_big_gpu": "a big GPU",
@@ -586,11 +597,23 @@ TEXTS = {
     "rm_overhead": "{share} of the iteration time was spent outside the model (scheduling, batching).",
     "rm_prediction": "The simulator's prediction",
     "rm_prediction_intro": (
-        "A linear latency model fitted to this run's iterations (t = c0 + c_prefill·prefill tokens + "
-        "c_decode·decode rows + c_attn·context read), then the simulator runs the same requests with it."),
-    "rm_fit": (
-        "{label}: c0 {c0} ms, c_prefill {c_prefill}, c_decode {c_decode}, c_attn {c_attn}; fit error "
-        "{error}% of the mean iteration"),
+        "Before any run, the engine's iteration was timed on a grid of batch shapes and a cost model fitted to "
+        "those timings (python -m gpu_demo profile, as Vidur profiles first and simulates after). The simulator "
+        "now serves the same requests under the same policy with that profile: it has never seen this run, so "
+        "the errors below are what the simulated picture gets wrong."),
+    "rm_no_profile": (
+        "No cost profile for {device} ({dtype}) ships with the app, so there is no prediction: make one with "
+        "python -m gpu_demo profile --device {device} --dtype {dtype}."),
+    "rm_gantt_measured": "{title}: measured",
+    "rm_gantt_predicted": "{title}: predicted by the simulator",
+    "rm_iteration_error": (
+        "{label}: each iteration's measured time is {stray}% off the profile's time for its shape (median); "
+        "the rest of the error comes from how those errors add up over the run."),
+    "rm_disturbed": (
+        "Run {label} was disturbed: its iterations are {stray}% off the profile at the median, far beyond the "
+        "{quiet}% the profile varies on a quiet machine. Something else was using the CPU (another session, or a "
+        "browser on the same machine as the server), so its measured times say little; run it again when the "
+        "machine is quiet."),
     "rm_measured": "measured",
     "rm_predicted": "predicted",
     "rm_error": "error",
@@ -847,6 +870,10 @@ TEXTS = {
     "sw_policy_label": "Policy row {row}: give it a name no other row has.",
     "sw_policy_bad": "Policy row {row} ({label}): {reason}",
     "sw_target": "Attainment target",
+    "sw_cost_help": (
+        "Ticks: every iteration one tick. Measured profile: each iteration takes the time the real engine took on "
+        "this machine for a batch of that shape; arrivals and latencies are then in ms."),
+    "sw_cost_profile_note": "The sweep runs as this machine would serve it: each tick of the trace is read as 1 ms.",
     "sw_target_help": "The knee is the largest load at which at least this share of requests meets every SLO.",
     "sw_sweep": "3. The sweep",
     "sw_parameter": "Swept parameter",

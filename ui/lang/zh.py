@@ -429,9 +429,20 @@ TEXTS = {
         "Tick：每次 iteration 持续一个 tick（设计文档的教学模型）。线性：一次 "
         "iteration 耗时 c0 + c_prefill·prefill token + "
         "c_decode·decode 序列 + c_attn·读取的上下文（毫秒）；此时到达时间按毫秒"
-        "解释。"),
+        "解释。实测 profile：真实引擎在本机上、在一组 batch 形状上测得的 iteration 耗时"
+        "（python -m gpu_demo profile）：按本机实际服务的方式运行。"),
     "cost_ticks": "tick（token-work）",
     "cost_linear": "线性延迟（毫秒）",
+    "cost_profile": "实测 profile（毫秒）",
+    "cost_profile_about": (
+        "随应用发布的 profile：小模型的引擎在 {device}（{dtype}，{threads} 个线程）上、"
+        "在 {shapes} 种 batch 形状上计时；在未参与拟合的形状上平均误差 {held_out}%，"
+        "同一形状多次计时的离散度为 {spread}%。"),
+    "cost_profile_formula": (
+        "一次 iteration 耗时 {c0} 毫秒 + {c_token} 毫秒 × token 行数 + {c_seq} 毫秒 × 序列数 + "
+        "{c_key} 毫秒 ×（序列数 × 最长 KV 跨度）+ {c_cell} 毫秒 ×（序列数 × 最长 chunk × "
+        "最长 KV 跨度）：即引擎打包的 batch，按最长 chunk 和上下文补齐。"),
+    "cost_profile_missing": "{path} 处没有 cost profile：请用 python -m gpu_demo profile 生成。",
     "cfg_cost_preset": "系数预设",
     "cost_preset_small_gpu": "小型 GPU",
     "cost_preset_big_gpu": "大型 GPU",
@@ -572,13 +583,21 @@ TEXTS = {
     "rm_overhead": "iteration 时间的 {share} 花在模型之外（调度、组 batch）。",
     "rm_prediction": "模拟器的预测",
     "rm_prediction_intro": (
-        "把线性延迟模型（t = c0 + c_prefill·prefill token + "
-        "c_decode·decode 行 + c_attn·读取的上下文）拟合到本次运行的各 "
-        "iteration，再用它让模拟器运行相同的请求。"),
-    "rm_fit": (
-        "{label}：c0 {c0} 毫秒，c_prefill "
-        "{c_prefill}，c_decode {c_decode}，c_attn "
-        "{c_attn}；拟合误差为平均 iteration 的 {error}%"),
+        "在任何运行之前，引擎的 iteration 已在一组 batch 形状上计时，并据此拟合出成本模型"
+        "（python -m gpu_demo profile，与 Vidur 先 profile 再模拟的方法相同）。模拟器现在用这个 profile、"
+        "在相同策略下服务相同的请求：它从未见过本次运行，所以下面的误差就是模拟图景的偏差。"),
+    "rm_no_profile": (
+        "应用没有附带 {device}（{dtype}）的 cost profile，因此没有预测：请用 "
+        "python -m gpu_demo profile --device {device} --dtype {dtype} 生成。"),
+    "rm_gantt_measured": "{title}：实测",
+    "rm_gantt_predicted": "{title}：模拟器预测",
+    "rm_iteration_error": (
+        "{label}：每次 iteration 的实测时间与 profile 对该形状的预测相差 {stray}%（中位数）；"
+        "其余误差来自这些偏差在整个运行中的累积。"),
+    "rm_disturbed": (
+        "运行 {label} 受到了干扰：其 iteration 与 profile 相差 {stray}%（中位数），远超 profile "
+        "在空闲机器上的 {quiet}% 波动。有其他程序在占用 CPU（其他会话，或与服务器同机的浏览器），"
+        "因此其实测时间参考价值不大；请在机器空闲时重跑。"),
     "rm_measured": "实测",
     "rm_predicted": "预测",
     "rm_error": "误差",
@@ -846,6 +865,10 @@ TEXTS = {
     "sw_policy_label": "策略第 {row} 行：请起一个与其他行不同的名字。",
     "sw_policy_bad": "策略第 {row} 行（{label}）：{reason}",
     "sw_target": "达标率目标",
+    "sw_cost_help": (
+        "Tick：每次 iteration 一个 tick。实测 profile：每次 iteration 耗时为真实引擎在本机上处理该形状 batch "
+        "的时间；此时到达与延迟都以毫秒计。"),
+    "sw_cost_profile_note": "扫描按本机实际服务的方式运行：trace 中的每个 tick 按 1 毫秒解释。",
     "sw_target_help": "拐点是至少这一比例的请求满足全部 SLO 时的最大负载。",
     "sw_sweep": "3. 扫描",
     "sw_parameter": "扫描参数",
