@@ -428,6 +428,35 @@ def test_a_run_in_milliseconds_labels_rates_and_sentences_in_ms():
     assert any("Median TTFT moves from" in m.value and " ms with" in m.value for m in at.markdown)
 
 
+def test_the_lab_runs_as_this_machine_would_serve_it_with_the_measured_profile_and_back():
+    at = open_page("pages/trace_lab.py")
+    c0 = at.session_state["lab_settings"].c0
+    at.radio(key="w_lab_cost_kind").set_value("profile").run()
+    assert not at.exception, at.exception
+    cost = at.session_state["lab_ran"].config.cost
+    assert cost.kind == "profile" and "cpu float32" in cost.source and cost.c_key > 0
+    assert any("64 batch shapes" in c.value for c in at.caption)  # which profile, and how good it is
+    assert any("ms × token rows" in c.value for c in at.caption)  # its formula, with units
+    at.radio(key="w_lab_cost_kind").set_value("linear").run()
+    assert not at.exception, at.exception
+    assert at.session_state["lab_ran"].config.cost.kind == "linear"
+    assert at.session_state["lab_settings"].c0 == c0  # the linear c0 the profile replaced comes back
+
+
+def test_the_capacity_lab_sweeps_with_the_measured_profile_in_ms():
+    at = open_page("pages/capacity_lab.py")
+    at.radio(key="w_sw_cost").set_value("profile").run()
+    assert not at.exception, at.exception
+    assert at.warning and any("changed" in w.value or "stale" in w.value.lower() or "Run" in w.value
+                              for w in at.warning)  # the shown sweep was made in ticks
+    at.button(key="sw_run").click().run()
+    assert not at.exception, at.exception
+    rows, *_, inputs = at.session_state["sw_result"]
+    assert all(entry.config.cost.kind == "profile" for entry in inputs[1])
+    assert figure(at, 1)["layout"]["yaxis"]["title"]["text"].endswith("ms")
+    assert any("(ms," in n.label for n in at.number_input if n.key == "w_sw_slo_ttft")
+
+
 def test_prompts_over_the_budget_matter_only_to_a_policy_without_chunked_prefill():
     from sim.trace.trace import SEED_CSV, read_csv
     from ui import lab_state

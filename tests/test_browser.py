@@ -451,7 +451,8 @@ def test_the_capacity_lab_sweeps_a_real_azure_trace_and_marks_the_knees(open_pag
     if not AZURE.exists():
         pytest.skip(f"{AZURE} is not present (it comes with ../shared, not with the project)")
     page = open_page("/capacity_lab")
-    expect(page.locator('[data-testid="stPlotlyChart"] .main-svg').first).to_be_visible()  # the first visit's sweep
+    # the first visit's sweep (it starts the server's worker processes: slow on a loaded machine)
+    expect(page.locator('[data-testid="stPlotlyChart"] .main-svg').first).to_be_visible(timeout=30_000)
     page.get_by_text("upload a real trace", exact=True).click()
     wait_idle(page)
     page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(str(AZURE))
