@@ -127,6 +127,33 @@ def option_scenarios(draw):
     return validate(rows), config, Policy(batching, **common)
 
 
+
+@st.composite
+def prefill_first_scenarios(draw):
+    """option_scenarios under prefill-first mixing, with outputs long enough that decoders outlive many pauses."""
+    trace, config, policy = draw(option_scenarios())
+    longer = validate([{"name": r.name, "arrival": r.arrival, "prompt": r.prompt,
+                        "output": r.output * draw(st.integers(1, 4)), "priority": r.priority,
+                        "deadline": r.deadline, "cancel_at": r.cancel_at, "tenant": r.tenant} for r in trace])
+    return longer, config, replace(policy, batching="continuous", mixing="prefill-first")
+
+
+@settings(max_examples=150, deadline=None)
+@given(prefill_first_scenarios())
+def test_shared_pauses_write_what_stalling_each_decoder_writes(scenario):
+    """A prefill-first pause is noted once for every decoder (sim.core.request.Pauses), and each decoder's
+    stalls and decodes between pauses are shared, not written one by one: the schedule is the same as when
+    every decoder stalls on its own timeline (make_scheduler(fast=False)), merged ticks and one at a time."""
+    trace, config, policy = scenario
+    shared = make_scheduler(policy, trace, config)
+    one_by_one = make_scheduler(policy, trace, config, fast=False)
+    assert (shared.shared_pauses, one_by_one.shared_pauses) == (True, False)
+    a, b = run(shared), run(one_by_one)
+    assert [r.segments for r in a.requests] == [r.segments for r in b.requests]
+    assert run_json(a, compute(a)) == run_json(b, compute(b))
+    c = run(make_scheduler(policy, trace, config), max_repeat=1)
+    assert [r.segments for r in a.requests] == [r.segments for r in c.requests]
+
 def _rows(*rows):
     return validate([dict(zip(("name", "arrival", "prompt", "output", "priority"), row)) for row in rows])
 

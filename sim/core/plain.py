@@ -71,7 +71,7 @@ class PlainContinuous(Continuous):
             if self.starting:  # their first decode round opens their decode segment (Recording.open_decodes)
                 first_end = start + iteration_length(start, end, it.repeat)
                 for i in self.starting:
-                    self.decode_open[i] = (start, states[i].made)
+                    self.decode_open[i] = (start, states[i].made, rounds.now, 0)
                     if states[i].timeline.first_token is None:
                         states[i].timeline.first_token = first_end
                 self.starting.clear()

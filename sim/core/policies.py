@@ -28,9 +28,13 @@ class Continuous(Scheduler):
     """Iteration-level scheduling with the options of a real server. Prefill-first mixing does an iteration's
     prefills without any decodes (the decoders stall: prefill/decode interference made visible)."""
 
-    def __init__(self, trace: Trace, config: Config, policy: Policy, unit: str | None = None):
+    def __init__(self, trace: Trace, config: Config, policy: Policy, unit: str | None = None,
+                 shared_pauses: bool = True):
+        """`shared_pauses`: a prefill-first pause is noted once for every decoder (Recording.pause), not written
+        on each decoder's timeline one by one; the same segments either way (tests hold the two together)."""
         super().__init__(trace, config, policy, unit)
         self.prefill_first = policy.mixing == "prefill-first"
+        self.shared_pauses = shared_pauses
         # Prefills span iterations only with chunks or after a preemption (a recompute may outgrow the budget).
         self.long_prefills = bool(policy.chunk_size) or self.kv is not None or policy.preemptive_priority
 
@@ -83,8 +87,7 @@ class Continuous(Scheduler):
             it.decoding, it.stalled = everyone[:fit], everyone[fit:]
         it.decode_work = len(it.decoding) * work
         if self.policy.spec_tokens:
-            it.accepted = {i: self.speculate(i) for i in it.decoding}
-            it.finishing = [i for i, a in it.accepted.items() if self.generated(i) + a + 1 >= self.requests[i].output]
+            it.accepted, it.finishing = self.speculate(it.decoding)
         elif it.stalled:
             stalled = set(it.stalled)
             it.finishing = [i for i in self.finishing_now() if i not in stalled]
@@ -400,8 +403,8 @@ class Static(Scheduler):
 def make_scheduler(policy: Policy | str, trace: Trace, config: Config, unit: str | None = None,
                    fast: bool = True) -> Scheduler:
     """The scheduler of `policy`; `unit`: the executor's time unit when it is not its cost model's. The seed's
-    loop with no option on takes the quicker path of sim.core.plain (unless `fast` is off; tests hold the two to
-    the same schedules)."""
+    loop with no option on takes the quicker path of sim.core.plain, and prefill-first pauses are shared (unless
+    `fast` is off; tests hold the two to the same schedules)."""
     policy = Policy(batching=policy) if isinstance(policy, str) else policy
     if policy.batching == "static":
         return Static(trace, config, policy, unit)
@@ -410,4 +413,4 @@ def make_scheduler(policy: Policy | str, trace: Trace, config: Config, unit: str
         from .plain import PlainContinuous  # (it extends Continuous: imported when chosen)
 
         return PlainContinuous(trace, config, policy, unit)
-    return Continuous(trace, config, policy, unit)
+    return Continuous(trace, config, policy, unit, shared_pauses=fast)

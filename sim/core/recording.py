@@ -7,7 +7,7 @@ import math
 
 from .iteration import Iteration
 from .request import DONE
-from .schedule import Step, iteration_length
+from .schedule import Segment, Step, iteration_length
 
 
 class Recording:
@@ -17,8 +17,7 @@ class Recording:
         """Decoder i's open segment, a decode or a stall, ends at `end`."""
         opened = self.decode_open.pop(i, None)
         if opened is not None:
-            start, made_then = opened
-            self.timelines[i].add("decode", start, end, self.generated(i) - made_then)
+            self.pauses.draw(self.timelines[i], opened, end, self.generated(i))
         self.end_stall(i, end)
 
     def end_stall(self, i: int, end: float) -> None:
@@ -27,30 +26,40 @@ class Recording:
             self.timelines[i].add("stalled", since, end, 0)
 
     def open_decodes(self, start: float, first_end: float, skip) -> None:
-        """Decoders decoding for the first time since they started (or stalled) open a decode segment."""
+        """Decoders decoding for the first time since they started (or stalled) open a decode segment: (start,
+        tokens made, decode round, pauses so far), closed by `close_decode`."""
         opening = [i for i in self.starting if i not in skip] if skip else list(self.starting)
         timelines, decode_open, stalled_since = self.timelines, self.decode_open, self.stalled_since
+        round_now, pauses = self.rounds.now, len(self.pauses.ends)
         for i in opening:
             del self.starting[i]
             if i in stalled_since:
                 self.end_stall(i, start)
-            decode_open[i] = (start, self.generated(i))
+            decode_open[i] = (start, self.generated(i), round_now, pauses)
             if timelines[i].first_token is None:
                 timelines[i].first_token = first_end
 
     def stall(self, requests, start: float) -> None:
         """Decoders that hold their slot but do not decode from `start` on: each one's decode segment closes and
-        a stall opens, written when it decodes again or leaves (a prefill-first run stalls every decoder at
-        every prefill iteration, so a decoder already stalled costs only a look-up)."""
+        a stall opens, written when it decodes again or leaves."""
         stalled_since, decode_open, starting = self.stalled_since, self.decode_open, self.starting
         for i in requests:
             if i in stalled_since:
                 continue
             if i in decode_open:
-                start_then, made_then = decode_open.pop(i)
-                self.timelines[i].add("decode", start_then, start, self.generated(i) - made_then)
+                self.pauses.draw(self.timelines[i], decode_open.pop(i), start, self.generated(i))
             stalled_since[i] = start
             starting[i] = None
+
+    def pause(self, start: float) -> None:
+        """Every decoder waits from `start` on (a prefill-first prefill): one pause for all (sim.core.request.
+        Pauses). Only decoders with no open decode segment (just started, or speculating: each step is written
+        apart) stall one by one; without shared pauses, every decoder does."""
+        if not self.shared_pauses:
+            self.stall(self.decoders, start)
+            return
+        self.pauses.begin(start, self.rounds.now)
+        self.stall(self.decoders.keys() - self.decode_open.keys(), start)
 
     def commit_prefill(self, it: Iteration, start: float, end: float) -> None:
         """Record the prefill chunks; a completed prefill emits a token in the engine's first-token mode, then
@@ -79,28 +88,40 @@ class Recording:
             return
         if not it.decoding and len(it.stalled) == len(self.decoders):
             # Every decoder waits (a prefill-first iteration): no decode round happens, so no lazy count moves.
-            self.stall(it.stalled, start)
+            self.pause(start)
             return
+        self.pauses.end(start, self.rounds.now)
         first_end = start + iteration_length(start, end, it.repeat)
         states = self.states
-        # speculation: each step its own segment of 1 + accepted tokens
-        for i, accepted in it.accepted.items() if it.accepted else ():
-            self.starting.pop(i, None)
-            self.end_stall(i, start)
-            if states[i].timeline.first_token is None:
-                states[i].timeline.first_token = first_end
-            states[i].timeline.add("decode", start, end, accepted + 1, merge=False)
-            states[i].made += accepted
-        if self.starting and not it.accepted:
+        if it.accepted:
+            self.commit_speculation(it.accepted, start, end, first_end)
+        elif self.starting:
             self.open_decodes(start, first_end, set(it.stalled) if it.stalled else ())
-        for i in it.stalled:  # held back by the budget or a prefill-first iteration: the round passes it by
+        for i in it.stalled:  # held back by the budget: the round passes it by
             states[i].made -= it.repeat
         self.rounds.advance(it.repeat)
         self.stall(it.stalled, start)
-        if it.stalled or it.accepted:
-            for i in (*it.stalled, *it.accepted):
+        if not self.policy.spec_tokens:  # (speculative steps find their last token from their draws)
+            for i in it.stalled:
                 self.expect_last(i)
+        if self.overcommit:
+            for i in (*it.stalled, *it.accepted):
                 self.watch_growth(i)
+
+    def commit_speculation(self, accepted: dict[int, int], start: float, end: float, first_end: float) -> None:
+        """Speculative steps: each decoder's step is a decode segment of its own, of 1 + accepted tokens (the
+        number differs from step to step, so steps do not merge)."""
+        starting, stalled_since, states = self.starting, self.stalled_since, self.states
+        for i, n in accepted.items():
+            if i in starting:
+                del starting[i]
+            if i in stalled_since:
+                self.end_stall(i, start)
+            s = states[i]
+            if s.timeline.first_token is None:
+                s.timeline.first_token = first_end
+            s.timeline.segments.append(Segment("decode", start, end, n + 1))
+            s.made += n
 
     def finish(self, i: int, end: float) -> None:
         """Request i made its last token at `end` (or was stopped during that iteration): it is done."""
@@ -137,13 +158,22 @@ class Recording:
         bucket = next((b for b in self.policy.graph_buckets if b >= batch), None)
         return 0 if bucket is None or batch == 0 else bucket - batch
 
-    def speculate(self, i: int) -> int:
-        """Draft tokens the target model accepts this step for request i: each of k is accepted with
-        probability p until the first rejection (one draw per step from the request's own seeded stream)."""
-        accepted, rng = 0, self.states[i].rng
-        while accepted < self.policy.spec_tokens and rng.random() < self.policy.spec_accept:
-            accepted += 1
-        return min(accepted, self.requests[i].output - self.generated(i) - 1)
+    def speculate(self, decoding) -> tuple[dict[int, int], list[int]]:
+        """Draft tokens the target model accepts this step, per decoder: each of k is accepted with probability
+        p until the first rejection (one draw per step from the request's own seeded stream), never past its last
+        token; and the decoders whose step makes their last token."""
+        k, p, made = self.policy.spec_tokens, self.policy.spec_accept, self.rounds.made
+        accepted, finishing = {}, []
+        for i in decoding:
+            s = self.states[i]
+            left = s.request.output - made(s) - 1  # tokens still to make after the step's own
+            n, rng = 0, s.rng
+            while n < k and rng.random() < p:
+                n += 1
+            accepted[i] = n = min(n, left)
+            if n == left:
+                finishing.append(i)
+        return accepted, finishing
 
     def steps_until(self, when: float, now: float, length: float) -> int:
         """Iterations of `length` starting before `when` (from `now`)."""

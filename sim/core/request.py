@@ -5,7 +5,7 @@ import random
 from dataclasses import dataclass
 
 from ..trace.trace import Request
-from .schedule import RequestTimeline
+from .schedule import RequestTimeline, Segment
 
 # Where a request is: waiting in the queue, holding a batch slot (prefilling, decoding, or swapping back in from
 # host memory), swapped out, or done (finished, cancelled or rejected).
@@ -74,3 +74,53 @@ class DecodeRounds:
 
     def advance(self, rounds: int) -> None:
         self.now += rounds
+
+
+class Pauses:
+    """Iterations in which every decoder waits (prefill-first mixing runs each prefill without decodes), noted
+    once for all decoders: the other trick of the bookkeeping.
+
+    A prefill-first run pauses the decode rounds at every prefill. Writing a stall on every decoder's timeline
+    at each pause would cost O(decoders) a pause. But every decoder whose decode segment spans pauses k..m has
+    the same segments from pause k's stall to pause m's: the stalls, and between two of them a decode of the
+    rounds in between. So they are made once, in order (`shared`: stall 0, decode 0-1, stall 1, decode 1-2, ...),
+    and a decoder's open decode segment, when it closes (`draw`), takes its own first and last decode and the
+    shared run between them: the same segments as writing them one by one."""
+    __slots__ = ("shared", "ends", "since")
+
+    def __init__(self):
+        self.shared: list[Segment] = []
+        self.ends: list[tuple[float, int]] = []  # per pause that ended: (its end, the decode round it held up)
+        self.since: float | None = None  # start of the pause under way
+
+    def begin(self, start: float, round_now: int) -> None:
+        """Every decoder waits from `start` on."""
+        if self.since is None:
+            if self.ends:  # the decode between the last pause and this one
+                end, round_then = self.ends[-1]
+                self.shared.append(Segment("decode", end, start, round_now - round_then))
+            self.since = start
+
+    def end(self, start: float, round_now: int) -> None:
+        """A decode round starts at `start`: the pause under way (if any) ends."""
+        if self.since is not None:
+            self.shared.append(Segment("stalled", self.since, start, 0))
+            self.ends.append((start, round_now))
+            self.since = None
+
+    def draw(self, timeline: RequestTimeline, opened: tuple[float, int, int, int], end: float, made: int) -> None:
+        """Write a decode segment opened as (start, tokens made, decode round, pauses ended) and closed at `end`,
+        with `made` tokens then: decode pieces, and a stall for each pause between them."""
+        start, made_then, round_then, first = opened
+        last = len(self.ends) - 1
+        if first <= last:
+            stall = self.shared[2 * first]
+            timeline.add("decode", start, stall.start, self.ends[first][1] - round_then)
+            timeline.add("stalled", stall.start, stall.end, 0)
+            timeline.segments += self.shared[2 * first + 1:2 * last + 1]
+            start, made_then = self.ends[last][0], made_then + self.ends[last][1] - round_then
+        if self.since is not None and self.since < end:  # it waits in the pause under way
+            timeline.add("decode", start, self.since, made - made_then)
+            timeline.add("stalled", self.since, end, 0)
+        else:
+            timeline.add("decode", start, end, made - made_then)

@@ -20,7 +20,7 @@ from .kv import BlockManager, blocks_for
 from .memory import KVMemory
 from .queue import NEVER, WaitQueue
 from .recording import Recording
-from .request import DECODE, DONE, PREFILL, RUNNING, SWAP_IN, SWAPPED, WAITING, DecodeRounds, RequestState
+from .request import DECODE, DONE, PREFILL, RUNNING, SWAP_IN, SWAPPED, WAITING, DecodeRounds, Pauses, RequestState
 from .schedule import RequestTimeline, Schedule, Segment
 from .stops import Stops
 
@@ -62,7 +62,8 @@ class Scheduler(KVMemory, Recording):
         self.decoders: dict[int, None] = {}  # running requests past their prefill
         self.last_tokens: list[tuple[int, int]] = []  # heap (decode round of its last token, request)
         self.starting: dict[int, None] = {}  # decoders whose next decode round opens a decode segment
-        self.decode_open: dict[int, tuple[float, int]] = {}  # open decode segments: (start, tokens made then)
+        self.decode_open: dict[int, tuple[float, int, int, int]] = {}  # open decode segments (open_decodes)
+        self.pauses = Pauses()  # iterations in which every decoder waited
         self.stalled_since: dict[int, float] = {}  # open stalls: decoders holding their slot without decoding
         self.iterations = 0
         self.version = 0  # bumped whenever batch membership changes (steps merge only within one version)
