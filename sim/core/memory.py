@@ -20,29 +20,32 @@ class KVMemory:
 
     def take_blocks(self, i: int, tokens: int, now: float) -> bool:
         """Grow request i's blocks to hold `tokens` tokens; False (nothing taken) if the pool is short."""
-        if self.kv is None:
+        kv = self.kv
+        if kv is None:
             return True
-        held = self.kv.held(i)
-        if not self.kv.grow_to(i, tokens):
+        held = kv.held(i)
+        if not kv.grow_to(i, tokens):
             return False
-        if self.kv.held(i) != held:
-            self.timelines[i].kv.append((now, self.kv.held(i)))
+        if kv.held(i) != held:
+            self.timelines[i].kv.append((now, kv.held(i)))
         return True
 
     def blocks_short(self, tokens: int) -> bool:
         return self.kv is not None and blocks_for(tokens, self.kv.block_size) > self.kv.free
 
-    def drafts(self, i: int) -> int:
-        """Draft tokens request i's next speculative step verifies: k, but never past its last token."""
-        return min(self.policy.spec_tokens, max(0, self.requests[i].output - self.generated(i) - 1))
+    def fed(self, i: int) -> int:
+        """Tokens of KV decoder i's next round needs: its context (the prompt and every token made, the last one
+        fed in) and the draft tokens it verifies (k, but never past its last token)."""
+        s = self.states[i]
+        made = self.generated(i)
+        drafts = min(self.policy.spec_tokens, max(0, s.request.output - made - 1)) if self.policy.spec_tokens else 0
+        return s.request.prompt + made + drafts
 
     def watch_growth(self, i: int) -> None:
-        """Overcommit: note the decode round whose fed tokens no longer fit request i's blocks. A round feeds
-        the last token made and any drafts: it needs KV for context + drafts tokens."""
+        """Overcommit: note the decode round whose fed tokens no longer fit request i's blocks."""
         if self.overcommit:
             s = self.states[i]
-            room = self.kv.capacity(i) - self.context(i) - self.drafts(i) + 1
-            s.block_round = self.rounds.now + max(0, room)
+            s.block_round = self.rounds.now + max(0, self.kv.capacity(i) - self.fed(i) + 1)
             heapq.heappush(self.block_due, (s.block_round, i))
 
     def grow_due(self, now: float) -> bool:
@@ -53,7 +56,7 @@ class KVMemory:
             due, i = heapq.heappop(heap)
             if i not in self.decoders or due != states[i].block_round:
                 continue  # it left, or was noted again since
-            needed = self.context(i) + self.drafts(i)
+            needed = self.fed(i)
             while not self.take_blocks(i, needed, now):
                 # A request swapping back in holds blocks too: it can go out again.
                 among = [j for j in self.running if states[j].phase in RUNNING]

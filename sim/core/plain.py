@@ -36,6 +36,7 @@ class PlainContinuous(Continuous):
                 s.timeline.segments.append(Segment("queued", s.timeline.arrival, now, 0))
             self.enter(i)
             s.phase = PREFILL
+            self.prefilling[i] = None
             it.prefill.append((i, 0, s.prompt))
             it.prefill_tokens += s.prompt
             it.prefill_done.append(i)
@@ -85,6 +86,7 @@ class PlainContinuous(Continuous):
             s.timeline.prefill_emits.append(end)
             s.timeline.first_token = end
         for i in it.prefill_done:  # start decoding (Scheduler.start_decoding)
+            del self.prefilling[i]
             s = states[i]
             if s.made < s.output:
                 s.phase = DECODE

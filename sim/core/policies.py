@@ -35,8 +35,6 @@ class Continuous(Scheduler):
         super().__init__(trace, config, policy, unit)
         self.prefill_first = policy.mixing == "prefill-first"
         self.shared_pauses = shared_pauses
-        # Prefills span iterations only with chunks or after a preemption (a recompute may outgrow the budget).
-        self.long_prefills = bool(policy.chunk_size) or self.kv is not None or policy.preemptive_priority
 
     def plan(self, now: float, max_repeat: int = 1, clock: float | None = None) -> Iteration | None:
         """The next iteration, starting at `now`, and up to `max_repeat` identical ones after it; None when
@@ -103,11 +101,10 @@ class Continuous(Scheduler):
         """Step 3: prefill work in the budget left: chunks of prefills under way, then swap-ins, then admissions
         from the queue (none after a preemption for room, `hold`). The budget left."""
         chunk = self.policy.chunk_size or NEVER
-        if self.long_prefills:
-            for i in [j for j in self.running if self.states[j].phase == PREFILL]:
-                s = self.states[i]
-                take = min(s.target - s.prefilled, chunk, budget, self.quota_room(i, use))
-                budget = self.prefill(it, i, take, budget, use)
+        for i in self.prefilling:  # (only with chunks, or after a preemption, does a prefill span iterations)
+            s = self.states[i]
+            take = min(s.target - s.prefilled, chunk, budget, self.quota_room(i, use))
+            budget = self.prefill(it, i, take, budget, use)
         if hold:
             return budget
         while self.resume and len(self.running) < self.seq_limit:  # swapped-out requests come back first
@@ -204,8 +201,8 @@ class Continuous(Scheduler):
         self.commit_decodes(it, start, end)
         if self.policy.chunk_size:  # prefills under way that got no chunk wait in their slot
             chunked = {i for i, _, _ in it.prefill}
-            for i in self.running:
-                if self.states[i].phase == PREFILL and i not in chunked:
+            for i in self.prefilling:
+                if i not in chunked:
                     self.timelines[i].add("stalled", start, end, 0)
         self.commit_prefill(it, start, end)
         for i in it.finishing:  # step 2: what finished leaves the batch and frees its blocks

@@ -78,6 +78,7 @@ class Recording:
             if s.timeline.first_token is None:
                 s.timeline.first_token = end
         for i in it.prefill_done:
+            del self.prefilling[i]
             if states[i].made < states[i].output:
                 self.start_decoding(i)
 

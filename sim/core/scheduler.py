@@ -59,6 +59,7 @@ class Scheduler(KVMemory, Recording):
         self.arrived = 0  # requests[:arrived] have arrived
         self.remaining = len(requests)  # requests not done yet
         self.running: dict[int, None] = {}  # requests holding a batch slot, in admission order
+        self.prefilling: dict[int, None] = {}  # of those, the ones in their prefill
         self.decoders: dict[int, None] = {}  # running requests past their prefill
         self.last_tokens: list[tuple[int, int]] = []  # heap (decode round of its last token, request)
         self.starting: dict[int, None] = {}  # decoders whose next decode round opens a decode segment
@@ -193,6 +194,7 @@ class Scheduler(KVMemory, Recording):
             timeline.segments.append(Segment("queued", timeline.arrival, now, 0))
         self.enter(i)
         s.phase = PREFILL
+        self.prefilling[i] = None
 
     def enter(self, i: int) -> None:
         """Request i takes a batch slot."""
@@ -203,6 +205,7 @@ class Scheduler(KVMemory, Recording):
     def exit(self, i: int) -> None:
         """Request i gives its batch slot back."""
         del self.running[i]
+        self.prefilling.pop(i, None)
         self.version += 1
         self.changes.append(~i)
 
