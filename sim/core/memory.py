@@ -1,17 +1,26 @@
 """The paged KV cache as the scheduler uses it: blocks taken and freed (and drawn on the timeline), overcommit's
-growth before each decode round, and preemption (by recompute or swap) when the pool runs short. A part of the
-Scheduler (sim.core.scheduler), kept apart so that each reads in one sitting."""
+growth before each decode round, preemption (by recompute or swap) when the pool runs short, and swap-ins. A
+part of the Scheduler (sim.core.scheduler), kept apart so that each reads in one sitting."""
 from __future__ import annotations
 
 import heapq
 
-from .kv import blocks_for
+from .kv import BlockManager, blocks_for
 from .queue import NEVER
 from .request import RUNNING, SWAP_IN, SWAPPED, WAITING
 
 
 class KVMemory:
     """The KV side of the Scheduler (its state is the Scheduler's)."""
+
+    def init_memory(self) -> None:
+        """The KV side's state: the block pool, overcommit's growth heap, swap's queues."""
+        config, policy = self.config, self.policy
+        self.kv = BlockManager(config.kv_blocks, config.block_size) if config.kv_blocks else None
+        self.overcommit = self.kv is not None and policy.kv_admission == "overcommit"
+        self.block_due: list[tuple[int, int]] = []  # overcommit: heap (decode round needing a block, request)
+        self.resume: list[int] = []  # heap of swapped-out requests waiting to come back (earliest arrival first)
+        self.swap_done: list[tuple[float, int]] = []  # heap (when its swap-in ends, request)
 
     def free_blocks(self, i: int, now: float) -> None:
         if self.kv is not None and self.kv.held(i):
@@ -103,3 +112,23 @@ class KVMemory:
             s.phase, s.target, s.prefilled = WAITING, s.prompt + s.made, 0
             self.schedule.events.append((now, "preempt", i))
             self.queue.push(i, self.admission_cost(i))
+
+    def swap_in(self, i: int, now: float) -> None:
+        """A swapped-out request takes its slot and blocks back; the copy takes `swap_cost` time."""
+        timeline = self.timelines[i]
+        timeline.add("swapped", timeline.segments[-1].end, now, 0)
+        self.enter(i)
+        self.states[i].phase = SWAP_IN
+        self.take_blocks(i, self.states[i].swapped_blocks * self.config.block_size, now)
+        self.schedule.events.append((now, "swap_in", i))
+        heapq.heappush(self.swap_done, (now + self.config.swap_cost, i))  # done at a later plan, never this one
+
+    def swap_ins_done(self, now: float) -> None:
+        while self.swap_done and self.swap_done[0][0] <= now:
+            _, i = heapq.heappop(self.swap_done)
+            timeline = self.timelines[i]
+            timeline.add("swapping", timeline.segments[-1].end, now, 0)  # it held its slot until this plan
+            self.start_decoding(i)
+
+    def swapping(self) -> bool:
+        return any(self.states[i].phase == SWAP_IN for i in self.running)

@@ -18,7 +18,7 @@ from .schedule import Segment, Step, iteration_length
 
 class PlainContinuous(Continuous):
     def plan(self, now: float, max_repeat: int = 1, clock: float | None = None) -> Iteration | None:
-        requests, queue, running, states = self.requests, self.queue, self.running, self.states
+        requests, queue, running = self.requests, self.queue, self.running
         while self.arrived < len(requests) and requests[self.arrived].arrival <= now:  # arrivals just queue
             queue.push(self.arrived, requests[self.arrived].prompt)
             self.arrived += 1
@@ -26,7 +26,29 @@ class PlainContinuous(Continuous):
         budget = self.config.token_budget - len(self.decoders)
         if self.decoders:  # step 1: every decoder decodes (the slot limit keeps them within the budget)
             it.decoding, it.decode_work, it.finishing = self.decoders.keys(), len(self.decoders), self.finishing_now()
-        while budget > 0 and len(running) < self.seq_limit and queue.count:  # step 3: whole prompts that fit
+        budget = self.admit_whole(it, now, budget)
+        if it.prefill or it.finishing:
+            return it
+        if not it.decoding:
+            return None
+        # Step 4: ticks until a request finishes or an arrival could come in; arrivals that could not just queue.
+        repeat = min(max_repeat, self.rounds_to_next_finish())
+        free = len(running) < self.seq_limit
+        while self.arrived < len(requests) and requests[self.arrived].arrival < now + repeat:
+            request = requests[self.arrived]
+            if free and request.prompt <= budget:
+                repeat = request.arrival - now
+                break
+            queue.push(self.arrived, request.prompt)
+            self.arrived += 1
+        it.repeat = max(1, repeat)
+        return it
+
+    def admit_whole(self, it: Iteration, now: float, budget: int) -> int:
+        """Step 3: waiting prompts that fit the budget left come in whole (Continuous.admit_waiting, Scheduler.admit,
+        Continuous.prefill); the budget left."""
+        queue, running, states = self.queue, self.running, self.states
+        while budget > 0 and len(running) < self.seq_limit and queue.count:
             i, _ = queue.next(budget)
             if i < 0:
                 break
@@ -45,22 +67,7 @@ class PlainContinuous(Continuous):
                 if s.output == 1:
                     it.finishing.append(i)
             budget -= s.prompt
-        if it.prefill or it.finishing:
-            return it
-        if not it.decoding:
-            return None
-        # Step 4: ticks until a request finishes or an arrival could come in; arrivals that could not just queue.
-        repeat = min(max_repeat, self.rounds_to_next_finish())
-        free = len(running) < self.seq_limit
-        while self.arrived < len(requests) and requests[self.arrived].arrival < now + repeat:
-            request = requests[self.arrived]
-            if free and request.prompt <= budget:
-                repeat = request.arrival - now
-                break
-            queue.push(self.arrived, request.prompt)
-            self.arrived += 1
-        it.repeat = max(1, repeat)
-        return it
+        return budget
 
     def commit(self, it: Iteration, start: float, end: float) -> None:
         self.schedule.add_step(Step(start, end, it.repeat, it.prefill_tokens, it.decode_work, 0, len(self.running),
@@ -94,7 +101,13 @@ class PlainContinuous(Continuous):
                 self.decoders[i] = self.starting[i] = None
                 s.last_round = rounds.now + s.output - s.made - 1
                 heapq.heappush(self.last_tokens, (s.last_round, i))
-        for i in it.finishing:  # step 2: finish and leave the batch (Recording.finish, Scheduler.exit)
+        self.finish_all(it, end)
+        self.iterations += it.repeat
+
+    def finish_all(self, it: Iteration, end: float) -> None:
+        """Step 2: what made its last token finishes and leaves the batch (Recording.finish, Scheduler.exit)."""
+        states, rounds = self.states, self.rounds
+        for i in it.finishing:
             s = states[i]
             opened = self.decode_open.pop(i, None)
             if opened is not None:
@@ -105,4 +118,3 @@ class PlainContinuous(Continuous):
             s.timeline.completion, s.timeline.finish_reason = end, "finished"
             self.remaining -= 1
             self.exit(i)
-        self.iterations += it.repeat

@@ -20,7 +20,7 @@ from .config import Config, Policy
 from .iteration import Iteration
 from .kv import blocks_for
 from .queue import NEVER
-from .request import DECODE, PREFILL, SWAP_IN
+from .request import DECODE, PREFILL
 from .scheduler import Scheduler
 
 
@@ -227,26 +227,6 @@ class Continuous(Scheduler):
         """Tokens of KV an admission takes: all it will ever hold (reserve), or the prefill (overcommit)."""
         s = self.states[i]
         return s.peak_kv if self.policy.kv_admission == "reserve" else s.target
-
-    def swap_in(self, i: int, now: float) -> None:
-        """A swapped-out request takes its slot and blocks back; the copy takes `swap_cost` time."""
-        timeline = self.timelines[i]
-        timeline.add("swapped", timeline.segments[-1].end, now, 0)
-        self.enter(i)
-        self.states[i].phase = SWAP_IN
-        self.take_blocks(i, self.states[i].swapped_blocks * self.config.block_size, now)
-        self.schedule.events.append((now, "swap_in", i))
-        heapq.heappush(self.swap_done, (now + self.config.swap_cost, i))  # done at a later plan, never this one
-
-    def swap_ins_done(self, now: float) -> None:
-        while self.swap_done and self.swap_done[0][0] <= now:
-            _, i = heapq.heappop(self.swap_done)
-            timeline = self.timelines[i]
-            timeline.add("swapping", timeline.segments[-1].end, now, 0)  # it held its slot until this plan
-            self.start_decoding(i)
-
-    def swapping(self) -> bool:
-        return any(self.states[i].phase == SWAP_IN for i in self.running)
 
     def priority_preempt(self, now: float) -> None:
         """The head of the queue pushes out running requests of a lower priority class when it cannot get a

@@ -6,12 +6,22 @@ from __future__ import annotations
 import math
 
 from .iteration import Iteration
-from .request import DONE
+from .request import DONE, Pauses
 from .schedule import Segment, Step, iteration_length
 
 
 class Recording:
     """The commit side of the Scheduler (its state is the Scheduler's)."""
+
+    def init_recording(self) -> None:
+        """The commit side's state: the decode segments under way and the batch changes not yet recorded."""
+        self.starting: dict[int, None] = {}  # decoders whose next decode round opens a decode segment
+        self.decode_open: dict[int, tuple[float, int, int, int]] = {}  # open decode segments (open_decodes)
+        self.pauses = Pauses()  # iterations in which every decoder waited
+        self.stalled_since: dict[int, float] = {}  # open stalls: decoders holding their slot without decoding
+        self.iterations = 0
+        self.version = 0  # bumped whenever batch membership changes (steps merge only within one version)
+        self.changes: list[int] = []  # joins (i) and leaves (~i) of the batch since the last recorded step
 
     def close_decode(self, i: int, end: float) -> None:
         """Decoder i's open segment, a decode or a stall, ends at `end`."""

@@ -16,13 +16,24 @@ import random
 
 from ..trace.trace import Trace, check_budget
 from .config import Config, ConfigError, Policy
-from .kv import BlockManager, blocks_for
+from .kv import blocks_for
 from .memory import KVMemory
 from .queue import NEVER, WaitQueue
 from .recording import Recording
-from .request import DECODE, DONE, PREFILL, RUNNING, SWAP_IN, SWAPPED, WAITING, DecodeRounds, Pauses, RequestState
+from .request import DECODE, DONE, PREFILL, RUNNING, SWAP_IN, SWAPPED, WAITING, DecodeRounds, RequestState
 from .schedule import RequestTimeline, Schedule, Segment
 from .stops import Stops
+
+
+def check_runnable(trace: Trace, config: Config, policy: Policy) -> None:
+    """A clear error where a run could never end: a prompt over the token budget without chunked prefill, or a
+    speculative step that costs more than the whole budget."""
+    if policy.chunk_size is None:
+        check_budget(trace, config.token_budget)
+    if policy.spec_tokens + 1 > config.token_budget:
+        raise ConfigError("spec_tokens", f"verifying {policy.spec_tokens} draft tokens costs "
+                          f"{policy.spec_tokens + 1} token-work a request, more than the token budget "
+                          f"{config.token_budget}")
 
 
 class Scheduler(KVMemory, Recording):
@@ -32,12 +43,7 @@ class Scheduler(KVMemory, Recording):
 
     def __init__(self, trace: Trace, config: Config, policy: Policy, unit: str | None = None):
         """`unit` is the time unit of the executor's clock (default: its cost model's, ticks or ms)."""
-        if policy.chunk_size is None:
-            check_budget(trace, config.token_budget)
-        if policy.spec_tokens + 1 > config.token_budget:
-            raise ConfigError("spec_tokens", f"verifying {policy.spec_tokens} draft tokens costs "
-                              f"{policy.spec_tokens + 1} token-work a request, more than the token budget "
-                              f"{config.token_budget}")
+        check_runnable(trace, config, policy)
         requests = self.requests = trace.requests
         self.config, self.policy = config, policy
         self.seq_limit = config.seq_limit
@@ -62,23 +68,13 @@ class Scheduler(KVMemory, Recording):
         self.prefilling: dict[int, None] = {}  # of those, the ones in their prefill
         self.decoders: dict[int, None] = {}  # running requests past their prefill
         self.last_tokens: list[tuple[int, int]] = []  # heap (decode round of its last token, request)
-        self.starting: dict[int, None] = {}  # decoders whose next decode round opens a decode segment
-        self.decode_open: dict[int, tuple[float, int, int, int]] = {}  # open decode segments (open_decodes)
-        self.pauses = Pauses()  # iterations in which every decoder waited
-        self.stalled_since: dict[int, float] = {}  # open stalls: decoders holding their slot without decoding
-        self.iterations = 0
-        self.version = 0  # bumped whenever batch membership changes (steps merge only within one version)
-        self.changes: list[int] = []  # joins (i) and leaves (~i) of the batch since the last recorded step
-        self.kv = BlockManager(config.kv_blocks, config.block_size) if config.kv_blocks else None
-        self.overcommit = self.kv is not None and policy.kv_admission == "overcommit"
-        self.block_due: list[tuple[int, int]] = []  # overcommit: heap (decode round needing a block, request)
-        self.resume: list[int] = []  # heap of swapped-out requests waiting to come back (earliest arrival first)
-        self.swap_done: list[tuple[float, int]] = []  # heap (when its swap-in ends, request)
         self.prefill_emits = config.first_token == "prefill"
         self.reads_context = config.cost.reads_context
         # The clock arrivals and stops are read on, when it is not the executor's (the real engine: arrivals in
         # iterations, times in ms); each plan is given it.
         self.clock: float | None = None
+        self.init_recording()
+        self.init_memory()
 
     @property
     def done(self) -> bool:
