@@ -10,8 +10,9 @@ with the lowest-priority victim, preemptive priority, a timeout, graph buckets 1
 tenant quotas, the small-gpu linear cost model with and without c_attn, static batching) and the heavy mixes.
 Method: `simulate` (sim.core.engine) in process, one warm-up run left out, the median of `--runs` runs.
 Goal: each case under 0.3 s. Each case also prints the segments its per-request timelines hold (what the Gantt
-chart draws): a run records every one, so a case that makes many (prefill-first stalls every decoder at each
-prefill) costs at least that many records.
+chart draws). Prefill-first makes the most (every decoder stalls at each prefill), but those stalls, and the
+decodes between them, are shared by every decoder that spans them (sim.core.request.Pauses), so a run makes
+each one once.
 Reference baseline, when ../shared/oracles/nano-vllm/ is present (and its xxhash installed): nano-vllm's own
 Scheduler imported from there, stepped through the same trace tick by tick with no model (each tick: add that
 tick's arrivals, schedule(), postprocess() with a dummy token a sequence; a sequence finishes when it has made
