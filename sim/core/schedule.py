@@ -10,6 +10,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import NamedTuple
 
 from .config import Config
@@ -99,6 +100,13 @@ class Step:
         return [self.start + length * i for i in range(1, self.iterations)] + [self.end]
 
 
+# What two iterations must have alike to be one Step (besides the batch's membership and their length).
+_work = attrgetter(
+    "prefill_tokens", "decode_tokens", "padding_tokens", "kv_blocks", "graph_padding", "decode_sequences",
+    "spec_accepted",
+)
+
+
 @dataclass(slots=True)
 class Schedule:
     policy: str  # the batching: static or continuous
@@ -114,11 +122,7 @@ class Schedule:
         """Record `step`, run with the batch membership `version`: it extends the last step when it continues it
         with the same membership, token counts and iteration length."""
         last = self.steps[-1] if self.steps else None
-        if (last is not None and version == self._version and last.end == step.start
-                and (last.prefill_tokens, last.decode_tokens, last.padding_tokens, last.kv_blocks, last.graph_padding,
-                     last.decode_sequences, last.spec_accepted)
-                == (step.prefill_tokens, step.decode_tokens, step.padding_tokens, step.kv_blocks, step.graph_padding,
-                    step.decode_sequences, step.spec_accepted)
+        if (last is not None and version == self._version and last.end == step.start and _work(last) == _work(step)
                 and (last.end - last.start) * step.iterations == (step.end - step.start) * last.iterations):
             last.end, last.iterations = step.end, last.iterations + step.iterations
         else:
