@@ -71,7 +71,7 @@ class PlainContinuous(Continuous):
 
     def commit(self, it: Iteration, start: float, end: float) -> None:
         self.schedule.add_step(Step(start, end, it.repeat, it.prefill_tokens, it.decode_work, 0, len(self.running),
-                                    len(it.decoding), None, 0, 0, self.changes or ()), self.version)
+                                    len(it.decoding), changes=self.changes or ()), self.version)
         if self.changes:
             self.changes = []
         states, rounds = self.states, self.rounds

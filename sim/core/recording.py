@@ -153,11 +153,12 @@ class Recording:
             timeline.completion, timeline.finish_reason = end, "finished"
 
     def record_step(self, it: Iteration, start: float, end: float) -> None:
-        # (positional: the fields of Step in order, the quicker call once an event)
-        self.schedule.add_step(Step(start, end, it.repeat, it.prefill_tokens, it.decode_work, it.padding,
-                                    len(self.running), len(it.decoding), None if self.kv is None else self.kv.used,
-                                    it.graph_padding, sum(it.accepted.values()) if it.accepted else 0,
-                                    self.changes or ()), self.version)
+        step = Step(start, end, it.repeat, it.prefill_tokens, it.decode_work, it.padding, len(self.running),
+                    decode_sequences=len(it.decoding), kv_blocks=None if self.kv is None else self.kv.used,
+                    graph_padding=it.graph_padding, changes=self.changes or ())
+        if it.accepted:
+            step.spec_accepted = sum(it.accepted.values())
+        self.schedule.add_step(step, self.version)
         if self.changes:
             self.changes = []
 

@@ -89,6 +89,7 @@ class Step:
     kv_blocks: int | None = None  # KV blocks held (None: the cache is not tracked)
     graph_padding: int = 0  # slots padding the decode batch up to a captured CUDA-graph size
     spec_accepted: int = 0  # draft tokens accepted by speculative decoding
+    paused: int = 0  # decoders holding their slot without decoding because their client has not read enough
     changes: list[int] | tuple = ()  # batch changes just before it: joins (request i) and leaves (~i)
 
     @property
@@ -103,7 +104,7 @@ class Step:
 # What two iterations must have alike to be one Step (besides the batch's membership and their length).
 _work = attrgetter(
     "prefill_tokens", "decode_tokens", "padding_tokens", "kv_blocks", "graph_padding", "decode_sequences",
-    "spec_accepted",
+    "spec_accepted", "paused",
 )
 
 

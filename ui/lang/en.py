@@ -969,4 +969,10 @@ TEXTS = {
         "The run's metrics in Prometheus text format with vLLM's metric names and histogram buckets "
         "(vllm:time_to_first_token_seconds, ...). Gauges hold the mean over the run; the README maps each "
         "metric and says where the definitions differ."),
+
+    # -- Streaming backpressure and the request lifecycle --
+
+    # -- MoE routing --
+
+    # -- Tokenizer and chat template --
 }

@@ -967,4 +967,10 @@ TEXTS = {
         "本次运行的指标，Prometheus 文本格式，使用 vLLM "
         "的指标名与直方图分桶（vllm:time_to_first_token_seconds "
         "等）。Gauge 为整个运行期间的时间加权平均；README 给出逐项对照及口径差异。"),
+
+    # -- Streaming backpressure and the request lifecycle --
+
+    # -- MoE routing --
+
+    # -- Tokenizer and chat template --
 }
