@@ -79,6 +79,9 @@ def cases(seed: int) -> dict[str, tuple[Config, Policy]]:
         "linear small-gpu": (replace(plain, cost=small_gpu), Policy()),
         "linear small-gpu, c_attn 0": (replace(plain, cost=replace(small_gpu, c_attn=0.0)), Policy()),
         "static": (plain, Policy(batching="static")),
+        "stream credits 8, clients read 0.5 a tick": (replace(plain, read_rate=0.5), Policy(stream_credits=8)),
+        "stream credits 8 released, kv overcommit": (replace(kv, read_rate=0.5),
+                                                     replace(overcommit, stream_credits=8, release_paused=True)),
         "prefill-first + kv overcommit + recompute + victim latest + first token prefill": (
             replace(kv, first_token="prefill"),
             replace(overcommit, mixing="prefill-first", preempt="recompute", victim="latest")),

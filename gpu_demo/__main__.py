@@ -1,5 +1,5 @@
-"""Command line of the real-model demo: `python -m gpu_demo train|run|bench|profile`; bad input exits 2 with one
-line."""
+"""Command line of the real-model demo: `python -m gpu_demo train|tokenizer|run|bench|profile`; bad input exits 2
+with one line."""
 from __future__ import annotations
 
 import json
@@ -10,6 +10,7 @@ from sim.core.profile import ProfileError
 from sim.options import InputError, Parser, add_run_options, config_and_policy, load_trace
 from sim.report.export import run_json
 from sim.report.metrics import compute
+from sim.trace.chat import BYTES
 from sim.trace.trace import TraceError
 
 from .engine import Stopped
@@ -24,6 +25,8 @@ def _parser() -> Parser:
                        help="optimizer steps (the default takes about six minutes on two CPU cores)")
     train.add_argument("--seed", type=int, default=0)
     train.add_argument("--threads", type=int, default=2, help="CPU threads")
+    commands.add_parser("tokenizer", help="train the classroom's BPE tokenizer on the same corpus (needs the "
+                                          "`tokenizers` library of requirements-dev.txt) and write its file")
     run = commands.add_parser("run", help="serve a trace with the model")
     add_run_options(run)
     _device_options(run)
@@ -60,10 +63,17 @@ def _run(args) -> str:
     from .loading import load_model
     from .prompts import fit_to_context, prompts_for, with_text_lengths
 
+    if args.tokenizer not in (None, BYTES):
+        raise InputError(f"--tokenizer {args.tokenizer}: the model reads bytes, one token a byte; the simulator "
+                         "(python -m sim run) counts with the BPE")
     model = load_model(args.device, args.dtype, args.threads)
     trace = fit_to_context(with_text_lengths(load_trace(args)), model.config.context)
     config, policy = config_and_policy(args)
-    result = run(model, trace, prompts_for(trace, args.prompt_seed), config, policy, args.arrival_unit)
+    if config.moe.experts:
+        raise InputError("--moe-experts: MoE routing is simulated only; the tiny model is dense (python -m sim run "
+                         "routes the same trace)")
+    prompts = prompts_for(trace, args.prompt_seed)
+    result = run(model, trace, prompts, config, policy, args.arrival_unit)
     metrics = compute(result.schedule)
     compared = None
     if args.compare_sim:
@@ -84,7 +94,8 @@ def _run(args) -> str:
     document.update(device=result.device, dtype=result.dtype, tokens_per_second=result.tokens_per_second,
                     overhead_share=result.overhead_share, scheduling_share=result.scheduling_share,
                     iterations=result.iterations)
-    for row, text in zip(document["requests"], result.outputs):
+    for row, prompt, text in zip(document["requests"], prompts, result.outputs):
+        row["prompt_text"] = prompt.decode("utf-8", errors="replace")  # exactly the bytes it prefilled
         row["output_text"] = text.decode("utf-8", errors="replace")
     return json.dumps(document)
 
@@ -128,6 +139,10 @@ def main(argv: list[str] | None = None) -> int:
             card = train(args.steps, seed=args.seed, threads=args.threads, log=lambda line: print(line, flush=True))
             print(f"validation loss {card['validation_loss']} nats/byte after {card['steps']} steps "
                   f"({card['minutes']} min); weights written")
+        elif args.command == "tokenizer":
+            from .train_tokenizer import train_tokenizer
+
+            train_tokenizer()
         elif args.command == "run":
             print(_run(args))
         elif args.command == "profile":

@@ -133,6 +133,10 @@ def run(model: GPT, trace: Trace, prompts: list[bytes], config: Config, policy: 
         # Arrivals in ticks are read on the iteration count (the scheduler records when each was seen, in ms).
         it = scheduler.plan(now, 1, clock=tick if arrival_unit == "tick" else None)
         if it is None:
+            credit = scheduler.next_credit()
+            if credit is not None:  # every decoder waits for its client to read: wall time passes
+                time.sleep(max(0.0, min((credit - now) / 1000, 0.05)))
+                continue
             upcoming = scheduler.next_event()
             if upcoming is None:
                 break

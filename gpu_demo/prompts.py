@@ -1,10 +1,12 @@
-"""Prompts for the real model: a trace's `text` column, or snippets of the training corpus's validation
-files cut to each request's prompt length; and traces scaled to fit the model's context."""
+"""Prompts for the real model: a trace's prompts given in words (under a chat template), or snippets of the
+training corpus's validation files cut to each request's prompt length; and traces scaled to fit the model's
+context."""
 from __future__ import annotations
 
 import random
 from functools import lru_cache
 
+from sim.trace.chat import BYTES, with_template
 from sim.trace.trace import Trace, validate
 
 from .train import corpus
@@ -43,11 +45,11 @@ def prompts_for(trace: Trace, seed: int = 0) -> list[bytes]:
     return [r.text.encode("utf-8") if r.text is not None else next(drawn) for r in trace.requests]
 
 
-def with_text_lengths(trace: Trace) -> Trace:
-    """A trace whose `text` requests have the prompt length the tokenizer counts (bytes)."""
-    rows = [r._asdict() | ({"prompt": max(1, len(r.text.encode("utf-8")))} if r.text is not None else {})
-            for r in trace.requests]
-    return validate(rows)
+def with_text_lengths(trace: Trace, template: str = "none") -> Trace:
+    """A trace whose requests given in words (text, system, messages) have as their text what the model
+    prefills, the messages under the chat template `template`, and as their prompt length that text's bytes:
+    the model is byte-level, whichever tokenizer the simulator counts with."""
+    return with_template(trace, template, BYTES)
 
 
 def fit_to_context(trace: Trace, context: int) -> Trace:

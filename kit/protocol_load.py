@@ -39,11 +39,12 @@ from websockets.asyncio.client import connect
 from kit.classroom_load import NAME, WALK, Pace, Report, session_trace
 from sim.core.config import Config, Policy
 from ui.scenario import QUERY_KEY, Scenario, encode
+from ui.strings import STRINGS
 
 PAGE_TIMEOUT = 300.0  # as long as the browser sessions wait for a page
 MODEL_TIMEOUT = 1800.0  # forty sessions' model runs take turns on one model
 NAMES = re.compile(NAME.pattern.encode())  # the browser test's request names, in a message's bytes
-LAB_SOURCE = 3  # rm_source's options are ("mixed", "short_chats", "long_outputs", "lab")
+LAB_SOURCE = STRINGS["rm_source_lab"]["en"]  # the option of rm_source that serves the lab's trace (in English)
 SHARE_LINK, LAB_TRACE, HOME = "Trace lab (share link)", "Real model: the lab's trace chosen", "Home (opened first)"
 XSRF = "_streamlit_xsrf"
 RUSH = Pace()  # everyone at the same instant, clicking on the moment a page is served
@@ -237,7 +238,7 @@ class Student:
     async def run_model(self, shown: Shown, where: str) -> None:
         """Choose the lab's trace (a page run), then click Run and wait for the model (not a page load)."""
         radio = shown.keyed["rm_source"]
-        self.chosen[radio.id] = WidgetState(id=radio.id, string_value=radio.options[LAB_SOURCE])
+        self.chosen[radio.id] = WidgetState(id=radio.id, string_value=LAB_SOURCE)
         seconds, shown = await self.run(where + ", the lab's trace")
         self.record(LAB_TRACE, seconds)
         if self.own not in shown.columns:  # the table of the trace the model will serve

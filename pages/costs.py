@@ -1,7 +1,7 @@
 """What it costs: the price of continuous batching, one lesson a cost, each measured in milliseconds."""
 import streamlit as st
 
-from ui import costs
+from ui import costs, stream_lesson
 from ui.boot import through_app
 from ui.charts import gantt
 from ui.i18n import language, t
@@ -16,7 +16,8 @@ def lessons(lang: str) -> tuple[list[costs.Lesson], object]:
     interference = costs.interference()
     return [costs.interference_lesson(interference), costs.jitter_lesson(costs.jitter()),
             costs.hol_lesson(costs.hol()), costs.kv_lesson(costs.kv_pressure()),
-            costs.work_lesson(costs.scheduler_work())], interference[0].schedule
+            costs.work_lesson(costs.scheduler_work()), costs.moe_lesson(costs.moe_run()),
+            stream_lesson.stream_lesson(stream_lesson.stream_runs())], interference[0].schedule
 
 
 st.title(t("cost_title"))
@@ -30,6 +31,8 @@ for number, lesson in enumerate(told, start=1):
     if lesson.key == "interference":
         st.plotly_chart(gantt(example, t("cost_example_gantt")), key="cost_gantt", config={"displaylogo": False})
     st.plotly_chart(lesson.figure, key=f"cost_chart_{lesson.key}", config={"displaylogo": False})
+    if lesson.heatmap is not None:
+        st.plotly_chart(lesson.heatmap, key=f"cost_heatmap_{lesson.key}", config={"displaylogo": False})
     st.dataframe(lesson.table, hide_index=True, key=f"cost_table_{lesson.key}")
     st.download_button(t("cost_download"), lesson.table.to_csv(index=False), f"cost-{lesson.key}.csv", "text/csv",
                        key=f"cost_dl_{lesson.key}")

@@ -4,6 +4,7 @@ import streamlit as st
 from sim.core.config import ConfigError, Policy
 from sim.core.profile import profile_cost
 from sim.report.metrics import compute
+from sim.trace.chat import TEMPLATES
 from sim.trace.trace import TraceError
 from ui import cost_profile, lab_results, lab_state, presenter
 from ui.boot import through_app
@@ -12,7 +13,12 @@ from ui.i18n import t
 from ui.policy_form import policy_form
 from ui.problems import problem_table
 from ui.real_model import (
+    DISCONNECT_AFTER,
     MAX_REQUESTS,
+    SLOW_READER,
+    STREAM_CREDITS,
+    bpe_counts,
+    choose_scenario,
     compare,
     comparison_table,
     default_device,
@@ -52,25 +58,41 @@ except ConfigError as error:
 
 st.header(t("rm_trace"), divider="gray")
 with presenter.options(t("presenter_options")):
-    source = st.radio(t("rm_source"), ("mixed", "short_chats", "long_outputs", "lab"), horizontal=True,
-                      key="rm_source", format_func=lambda k: t(f"rm_source_{k}"))
-    seed = st.number_input(t("rm_prompt_seed"), 0, 10**6, 0, key="rm_prompt_seed", help=t("rm_prompt_seed_help"))
+    source = st.radio(t("rm_source"), ("mixed", "short_chats", "long_outputs", "chats", "slow_reader", "disconnect",
+                                       "lab"), horizontal=True, key="rm_source", on_change=choose_scenario,
+                      format_func=lambda k: t(f"rm_source_{k}"))
+    if source in ("slow_reader", "disconnect"):
+        st.caption(t(f"rm_scenario_{source}", rate=f"{SLOW_READER * 1000:g}", credits=STREAM_CREDITS,
+                     after=DISCONNECT_AFTER))
+    s1, s2 = st.columns(2)
+    seed = s1.number_input(t("rm_prompt_seed"), 0, 10**6, 0, key="rm_prompt_seed", help=t("rm_prompt_seed_help"))
+    template = s2.selectbox(t("rm_template"), list(TEMPLATES), key="rm_template",
+                            format_func=lambda k: t(f"chat_tpl_{k}"), help=t("rm_template_help"))
 try:
     raw = lab_state.current_trace() if source == "lab" else presets()[source]
     if len(raw) > MAX_REQUESTS:
         st.error(t("rm_too_many", n=len(raw), limit=MAX_REQUESTS))
         st.stop()
-    trace, prompts = prepare(raw, model.config.context, int(seed))
+    trace, prompts = prepare(raw, model.config.context, int(seed), template)
 except TraceError as error:
     st.error(t("rm_bad_trace"))
     st.dataframe(problem_table(error.problems), hide_index=True)
     st.stop()
 if source == "lab" and trace is not raw:
     st.info(t("rm_scaled", context=model.config.context))
+compared = bpe_counts(prompts)  # for comparison only: the model reads bytes
 st.dataframe({t("col_name"): [r.name for r in trace], t("col_arrival"): [r.arrival for r in trace],
               t("col_prompt"): [r.prompt for r in trace], t("col_output"): [r.output for r in trace],
+              t("rm_bpe_tokens"): compared,
               t("rm_prompt_text"): [p.decode("utf-8", errors="replace") for p in prompts]},
-             hide_index=True, key="rm_table", height=240)
+             hide_index=True, key="rm_table", height=240,  # the text last and of a set width: no column is cut off
+             column_config={t("rm_prompt_text"): st.column_config.TextColumn(width="medium"),
+                            t("rm_bpe_tokens"): st.column_config.NumberColumn(help=t("rm_bpe_tokens_help"))})
+with st.expander(t("rm_prefilled")):
+    st.caption(t("rm_prefilled_note"))
+    for request, prompt, bpe in zip(trace, prompts, compared):
+        st.caption(t("rm_prefilled_one", name=md_escape(request.name), bytes=len(prompt), bpe=bpe))
+        st.code(prompt.decode("utf-8", errors="replace"), language=None, wrap_lines=True)
 
 st.header(t("lab_budgets"), divider="gray")
 with presenter.options(t("presenter_options")):

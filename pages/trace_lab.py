@@ -4,8 +4,8 @@ from functools import partial
 import streamlit as st
 
 from sim.core.config import ConfigError
-from sim.trace.trace import TraceError, csv_table, write_csv, write_json
-from ui import lab_results, lab_state, presenter
+from sim.trace.trace import PROMPT_TEXT, TEXT_COLUMNS, TraceError, csv_table, write_csv, write_json
+from ui import chat, lab_results, lab_state, presenter
 from ui.boot import through_app
 from ui.i18n import t
 from ui.policy_form import hardware_form, policy_form
@@ -46,8 +46,10 @@ with presenter.options(t("presenter_options")):  # folded away on a projector, w
     edited = st.data_editor(
         base, key=lab_state.EDITOR, num_rows="dynamic", width="stretch",
         height=presenter.px(min(420, 38 + 35 * (len(base) + 1))),
-        column_config={column: (st.column_config.TextColumn if column == "name" else st.column_config.NumberColumn)(
-            t(f"col_{column}"), help=t(f"help_{column}")) for column in ("name", "arrival", "prompt", "output")})
+        column_config={column: (st.column_config.TextColumn if column in TEXT_COLUMNS else
+                                st.column_config.NumberColumn)(t(f"col_{column}"), help=t(f"help_{column}"),
+                                                               width="medium" if column in PROMPT_TEXT else None)
+                       for column in ("name", "arrival", "prompt", "output", *PROMPT_TEXT)})
 st.session_state[lab_state.CURRENT] = edited
 
 trace, problems = None, ()
@@ -72,6 +74,11 @@ else:  # what was typed, problems and all, so nothing is lost
     d1.download_button(t("dl_typed_csv"), partial(csv_table, list(edited.columns), lab_state.typed(edited)),
                        "trace-draft.csv", "text/csv", key="dl_typed_csv")
 d3.caption(t("lab_count", n=len(edited)))
+# Drawn only while open: it tokenizes the messages at every rerun.
+chat_panel = st.expander(t("chat_title"), key="lab_chat", on_change="rerun")
+if chat_panel.open:
+    with chat_panel:
+        chat.panel()
 
 st.header(t("lab_budgets"), divider="gray")
 settings, setting = lab_state.settings(), lab_state.setting
@@ -83,6 +90,16 @@ with presenter.options(t("presenter_options")):
         setting(column, name, unit=unit)
     with st.expander(t("cfg_hardware"), expanded=bool(settings.kv_blocks) or settings.cost_kind != "ticks"):
         hardware_form()
+    with st.expander(t("moe_settings"), expanded=bool(settings.moe_experts)):
+        st.caption(t("moe_simulated_only"))
+        for column, name in zip(st.columns(4), ("moe_experts", "moe_top_k", "moe_skew", "moe_devices")):
+            setting(column, name)
+        for column, name in zip(st.columns(3), ("moe_c_expert", "moe_c_a2a", "moe_seed")):
+            setting(column, name)
+        st.caption(t("moe_formula_ticks" if settings.cost_kind == "ticks" else "moe_formula"))
+    with st.expander(t("stream_settings"), expanded=bool(settings.read_rate)):
+        st.caption(t("stream_about"))
+        setting(st.columns(2)[0], "read_rate")
     for column, side in zip(st.columns(2), "ab"):
         with column:
             policy_form(f"lab_policy_{side}", f"cfg_policy_{side}")

@@ -22,7 +22,9 @@ from .core.config import (
     CostModel,
     Policy,
 )
+from .core.moe import MoE
 from .core.profile import load_profile
+from .trace.chat import BYTES, TEMPLATES, TOKENIZERS, with_template
 from .trace.importers import FORMATS, ImportOptions, import_trace
 from .trace.trace import Trace
 
@@ -81,7 +83,21 @@ def add_run_options(run, policies: bool = False) -> None:
     run.add_argument("--start-s", type=float, help="importers: keep rows from this many seconds in")
     run.add_argument("--end-s", type=float, help="importers: keep rows before this many seconds in")
     run.add_argument("--limit", type=int, help="importers: keep at most this many requests")
+    add_chat_options(run)
     add_scheduler_options(run)
+
+
+def add_chat_options(run) -> None:
+    """How a prompt given in words (the columns text, system, messages) becomes its number of tokens."""
+    group = run.add_argument_group(
+        "chat template and tokenizer", "for requests that give their prompt in words (text, system, messages); "
+        "with neither option, such a prompt counts the UTF-8 bytes of its messages as they are")
+    group.add_argument("--chat-template", choices=tuple(TEMPLATES),
+                       help="wrap the messages as this model family's server does: none, chatml (<|im_start|>), "
+                            "llama3 (<|start_header_id|>) or llama2 ([INST])")
+    group.add_argument("--tokenizer", choices=TOKENIZERS,
+                       help="count the templated text's tokens: bytes (the tiny model's, one a UTF-8 byte) or "
+                            "classroom-bpe (a subword BPE trained on the same corpus)")
 
 
 def add_scheduler_options(run) -> None:
@@ -115,6 +131,41 @@ def add_scheduler_options(run) -> None:
     group.add_argument("--cost-preset", choices=sorted(COST_PRESETS), help="linear coefficients of a preset")
     for name, default in (("c0", 8.0), ("c-prefill", 0.1), ("c-decode", 0.5), ("c-attn", 0.002)):
         group.add_argument(f"--{name}", type=float, help=f"linear model: {name} in ms (default {default})")
+    add_moe_options(run)
+    add_stream_options(run)
+
+
+def add_stream_options(run) -> None:
+    """Streaming to clients: how fast they read, and the output credits that hold a request back."""
+    group = run.add_argument_group("streaming (backpressure)")
+    group.add_argument("--read-rate", type=float,
+                       help="tokens a client reads a time unit, for requests whose trace has no read_rate column "
+                            "(default: as fast as they come)")
+    group.add_argument("--stream-credits", type=int,
+                       help="a request may hold at most N tokens its client has not read; with none left it "
+                            "does not decode (paused, keeping its slot and KV blocks)")
+    group.add_argument("--release-paused", action="store_true",
+                       help="a paused request gives its slot and KV blocks up instead (preempted as --preempt says)")
+
+
+# The MoE flags (--moe-NAME) and what each sets; their defaults are MoE's own.
+MOE_FLAGS = {"experts": (int, "experts a token can be routed to (0: a dense model, no routing)"),
+             "top-k": (int, "experts each token goes to"),
+             "skew": (float, "Zipf exponent of expert popularity (0: uniform; larger: a few experts get most)"),
+             "devices": (int, "expert parallelism: devices the experts are split over (must divide the experts)"),
+             "c-expert": (float, "ms per token choice on the busiest expert, added to each iteration"),
+             "c-a2a": (float, "ms per token choice that crosses devices in the all-to-all"),
+             "seed": (int, "seed of the routing draws")}
+
+
+def add_moe_options(run) -> None:
+    """Mixture-of-experts routing (sim.core.moe), simulated only: the options of Config.moe."""
+    group = run.add_argument_group("MoE routing", "simulated only: each iteration's tokens are routed, seeded, "
+                                   "to top-k experts; the busiest expert and the all-to-all add to its time")
+    defaults = MoE()
+    for name, (kind, text) in MOE_FLAGS.items():
+        default = getattr(defaults, name.replace("-", "_"))
+        group.add_argument(f"--moe-{name}", type=kind, help=f"{text} (default {default})")
 
 
 def config_and_policy(args) -> tuple[Config, Policy]:
@@ -131,13 +182,24 @@ def config_and_policy(args) -> tuple[Config, Policy]:
     config = Config(token_budget=args.token_budget, max_seqs=args.max_seqs, first_token=args.first_token,
                     slo=SLO(ttft=args.slo_ttft, tpot=args.slo_tpot, e2e=args.slo_e2e), kv_blocks=args.kv_blocks,
                     block_size=args.block_size, swap_cost=args.swap_cost, cost=cost)
+    config = replace(config, moe=moe_config(args), read_rate=args.read_rate)
     policy = Policy(batching=getattr(args, "policy", "continuous"), order=args.order, sjf_key=args.sjf_key,
                     aging_rate=args.aging_rate, preemptive_priority=args.preemptive_priority,
                     tenant_quotas=tuple(args.tenant_quota), chunk_size=args.chunk_size, mixing=args.mixing,
                     kv_admission=args.kv_admission, preempt=args.preempt, victim=args.victim, timeout=args.timeout,
                     graph_buckets=args.graph_buckets, spec_tokens=args.spec_tokens, spec_accept=args.spec_accept,
-                    seed=args.seed)
+                    seed=args.seed, stream_credits=args.stream_credits, release_paused=args.release_paused)
     return config, policy
+
+
+def moe_config(args) -> MoE:
+    """The MoE routing the --moe-* flags ask for; the others apply only with --moe-experts."""
+    given = {flag: getattr(args, "moe_" + flag.replace("-", "_")) for flag in MOE_FLAGS}
+    given = {flag: value for flag, value in given.items() if value is not None}
+    others = [f"--moe-{flag}" for flag in given if flag != "experts"]
+    if others and not given.get("experts"):
+        raise InputError(f"{', '.join(others)}: MoE routing is off; turn it on with --moe-experts N (N >= 1)")
+    return MoE(**{flag.replace("-", "_"): value for flag, value in given.items()})
 
 
 def load_trace(args) -> Trace:
@@ -152,4 +214,6 @@ def load_trace(args) -> Trace:
     result = import_trace(data, fmt, options)
     if result.report.rows_dropped:
         print(f"note: {result.report}", file=sys.stderr)
+    if args.chat_template or args.tokenizer:  # the prompts given in words, counted as the options ask
+        return with_template(result.trace, args.chat_template or "none", args.tokenizer or BYTES)
     return result.trace

@@ -109,7 +109,9 @@ def option_scenarios(draw):
         cancel = draw(st.none() | st.integers(a, a + 30))
         rows.append({"name": f"r{i}", "arrival": a, "prompt": prompt, "output": draw(st.integers(1, 12)),
                      "priority": draw(st.integers(0, 2)), "deadline": a + draw(st.integers(0, 40)),
-                     "cancel_at": cancel, "tenant": draw(st.sampled_from(("a", "b")))})
+                     "cancel_at": cancel, "tenant": draw(st.sampled_from(("a", "b"))),
+                     "read_rate": draw(st.none() | st.sampled_from((0.25, 0.5, 1.0, 3.0))),
+                     "disconnect_at": draw(st.none() | st.integers(a, a + 40))})
     cost = draw(st.sampled_from((CostModel(), CostModel("linear", c0=2.0, c_prefill=0.5, c_decode=1.0, c_attn=0.0),
                                  CostModel("linear", c0=2.0, c_prefill=0.5, c_decode=1.0, c_attn=0.01))))
     config = Config(budget, draw(st.none() | st.integers(1, 8)), draw(st.sampled_from(("decode", "prefill"))),
@@ -123,7 +125,10 @@ def option_scenarios(draw):
                    "kv_admission": draw(st.sampled_from(("reserve", "overcommit"))),
                    "preemptive_priority": draw(st.booleans()), "spec_tokens": draw(st.integers(0, min(3, budget - 1))),
                    "spec_accept": draw(st.sampled_from((0.0, 0.6, 1.0))),
-                   "tenant_quotas": draw(st.sampled_from(((), (("a", 0.5),), (("a", 0.5), ("b", 0.25)))))}
+                   "tenant_quotas": draw(st.sampled_from(((), (("a", 0.5),), (("a", 0.5), ("b", 0.25))))),
+                   "stream_credits": draw(st.none() | st.integers(4, 8)), "release_paused": False}
+        if common["stream_credits"] is not None:
+            common["release_paused"] = draw(st.booleans())
     return validate(rows), config, Policy(batching, **common)
 
 
@@ -198,12 +203,12 @@ def test_invariants_with_every_option(scenario):
             last = max(stops, default=-1)
             again = sum(s.tokens for s in work if s.phase == "prefill" and s.start >= last)
             assert again == request.prompt + sum(1 for t in times if t <= last)
-        elif timeline.finish_reason == "cancelled":
+        elif timeline.finish_reason in ("cancelled", "disconnected"):
             assert timeline.cancel_time is not None and len(times) <= request.output
         else:
             assert timeline.finish_reason == "rejected" and not work and timeline.reject_reason
     metrics = compute(schedule)
-    assert metrics.finished + metrics.cancelled + metrics.rejected == len(trace)
+    assert metrics.finished + metrics.cancelled + metrics.disconnected + metrics.rejected == len(trace)
     assert metrics.preemptions == sum(t.preemptions for t in schedule.requests)
 
 

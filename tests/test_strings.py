@@ -4,10 +4,12 @@ would otherwise fail only when its page draws it, in the one language that lacks
 import ast
 import re
 import string
+from dataclasses import fields as dataclass_fields
 from pathlib import Path
 
 import pytest
 
+from sim.core.config import Policy
 from sim.core.schedule import PHASES
 from ui import story
 from ui.charts import EVENT_MARKERS
@@ -74,7 +76,9 @@ FAMILIES = {
     "unit": ("tick", "ms"),
     "per": ("tick", "ms"),
     "wc_unit": ("tick", "ms"),
-    "reason": ("finished", "cancelled", "rejected"),
+    "reason": ("finished", "cancelled", "disconnected", "rejected"),
+    "opt_short": tuple(f.name for f in dataclass_fields(Policy) if f.name != "batching"),
+    "opt": tuple(f.name for f in dataclass_fields(Policy) if f.name != "batching"),
     "short": PER_REQUEST,
     "ex_m": story.OVERALL,
     "rule": ("static_admit", "static_padding", "static_wait", "continuous_finish", "continuous_admit"),

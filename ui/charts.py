@@ -14,12 +14,13 @@ from .i18n import t
 from .text import plotly_text
 
 COLORS = {"queued": "#cfd5de", "prefill": "#f28e2b", "decode": "#4e79a7", "padding": "#e15759",
-          "stalled": "#b07aa1", "preempted": "#ff9da7", "swapped": "#9c755f", "swapping": "#d4b9a4",
-          "graph_padding": "#edc948", "idle": "#eef1f5"}
-HATCHED = {"padding": "/", "graph_padding": "x", "swapping": "."}
+          "stalled": "#b07aa1", "paused": "#76b7b2", "preempted": "#ff9da7", "swapped": "#9c755f",
+          "swapping": "#d4b9a4", "graph_padding": "#edc948", "idle": "#eef1f5"}
+HATCHED = {"padding": "/", "graph_padding": "x", "swapping": ".", "paused": "-"}
 # Scheduling events on a request's row: marker symbol and colour.
 EVENT_MARKERS = {"preempt": ("x", "#d62728"), "swap_out": ("triangle-down", "#9c755f"),
                  "swap_in": ("triangle-up", "#9c755f"), "cancel": ("circle-x-open", "#2f3640"),
+                 "disconnect": ("hexagon-open", "#2f3640"),
                  "reject": ("square-x-open", "#d62728")}
 GANTT_ROWS = 150  # beyond this many requests the Gantt shows an even sample of them
 TICK_BARS = 400  # up to this many ticks the budget chart has one bar a tick
@@ -385,4 +386,47 @@ def kv_totals_chart(runs: list[tuple[str, Schedule]], title: str, cost: str, hei
         "yaxis": {"title": {"text": t("axis_blocks")}, "range": [0, capacity * 1.2], "gridcolor": "#e5e8ee"}}
     _hline(layout, capacity, "#d62728", t("kv_capacity", blocks=capacity))
     layout["annotations"][-1] |= {"yanchor": "top", "bgcolor": "rgba(255,255,255,0.8)"}  # under the markers
+    return _figure(data, layout)
+
+
+MOE_CELLS = 120_000  # the expert heatmap draws at most this many cells (iterations x experts), the first iterations
+MOE_ITERATIONS = 400  # and at most this many iterations
+HEAT = [[0, "#fff7ec"], [0.25, "#fdd49e"], [0.5, "#fc8d59"], [0.75, "#d7301f"], [1, "#7f0000"]]  # 0 tokens: white
+
+
+def expert_loads(schedule: Schedule, limit: int) -> tuple[list[tuple[int, ...]], int]:
+    """The expert loads of the run's first `limit` iterations, one tuple an iteration (a step of several identical
+    iterations gives each its own), and how many iterations the run has."""
+    loads: list[tuple[int, ...]] = []
+    for step in schedule.steps:
+        loads += [step.expert_tokens] * min(step.iterations, limit - len(loads))
+    return loads, sum(step.iterations for step in schedule.steps)
+
+
+def expert_heatmap(schedule: Schedule, title: str, marks: tuple[tuple[int, str], ...] = (),
+                   zmax: int | None = None) -> go.Figure:
+    """MoE routing: tokens routed to each expert (rows) in each iteration (columns, numbered from 1), one heatmap;
+    a long run's first iterations only (its subtitle says how many of all). `marks`: (iteration, label) pairs to
+    point at with a dotted line; `zmax`: the load of the darkest colour (one for charts compared side by side)."""
+    experts = schedule.config.moe.experts
+    loads, total = expert_loads(schedule, min(MOE_ITERATIONS, MOE_CELLS // experts))
+    data = [{"type": "heatmap", "x": list(range(1, len(loads) + 1)), "y": list(range(experts)),
+             "z": [[load[e] for load in loads] for e in range(experts)], "colorscale": HEAT, "zmin": 0,
+             "zmax": max(zmax or max(map(max, loads), default=0), 1),
+             "colorbar": {"title": {"text": t("moe_axis_tokens")}, "thickness": 14},
+             "hovertemplate": t("moe_hover") + "<extra></extra>"}]
+    layout = _base_layout(title, 150 + 22 * min(experts, 16)) | {
+        "xaxis": {"title": {"text": t("moe_axis_iteration")}, "zeroline": False, "showgrid": False},
+        "yaxis": {"title": {"text": t("moe_axis_expert")}, "autorange": "reversed", "showgrid": False} | (
+            {"dtick": 1} if experts <= 16 else {})}
+    layout["margin"] = layout["margin"] | {"b": 70 if presenter.on() else 50}  # no legend under it
+    if len(loads) < total:  # said under the title, which stays short enough for a narrow screen
+        layout["title"]["subtitle"] = {"text": t("moe_heatmap_first", n=f"{len(loads):,}", total=f"{total:,}"),
+                                       "font": {"size": presenter.font(12), "color": "#5a6270"}}
+        layout["margin"]["t"] += 24
+    for number, (x, label) in enumerate(marks):  # the first label left of its line, the others right: apart
+        _vline(layout, x)
+        layout.setdefault("annotations", []).append(
+            {"text": label, "xref": "x", "x": x, "xanchor": "right" if number == 0 else "left", "yref": "y domain",
+             "y": 1, "yanchor": "bottom", "showarrow": False})
     return _figure(data, layout)

@@ -8,11 +8,14 @@ never from a constant. The lessons:
 2. TPOT jitter: on a long-tailed trace, the p99 gap between tokens against the p50;
 3. head-of-line blocking and starvation: a few long prompts among short ones, in strict and skipping order;
 4. KV pressure: admitting more than the cache holds for sure (overcommit) buys TTFT with preemptions;
-5. the scheduler's work: continuous batching decides again every iteration and changes the batch often.
+5. the scheduler's work: continuous batching decides again every iteration and changes the batch often;
+6. MoE routing: iterations of one batch size send their tokens to the experts differently, and the busiest
+   expert sets the time (sim.core.moe adds c_expert x its tokens + c_a2a x the choices crossing devices).
 """
 from __future__ import annotations
 
 import time
+from collections import Counter
 from dataclasses import dataclass, replace
 from statistics import median
 
@@ -21,6 +24,7 @@ import pandas as pd
 from sim.core.config import COST_PRESETS, Config, CostModel, Policy
 from sim.core.engine import run as run_scheduler
 from sim.core.engine import simulate
+from sim.core.moe import MoE
 from sim.core.policies import make_scheduler
 from sim.core.schedule import Schedule
 from sim.report.metrics import Metrics, compute, inter_token_gaps
@@ -163,6 +167,7 @@ class Lesson:
     story: str
     figure: object
     table: pd.DataFrame
+    heatmap: object = None  # a second chart under the first (the MoE lesson's expert loads)
 
 
 def _table(rows: list[dict]) -> pd.DataFrame:
@@ -263,3 +268,85 @@ def work_lesson(work: list[Work]) -> Lesson:
                      "cost_col_decisions": f"{w.decisions:,}", "cost_col_changes": f"{w.changes:,}",
                      "cost_col_plan": f"{w.plan_us:.0f} µs"} for w in work])
     return Lesson("work", t("cost_work_story", **figures), figure, table)
+
+
+# Lesson 6: MoE routing. A small dense part that reads no context, so that iterations of one batch size differ only
+# in where their tokens go: 8 experts, each token to 2 of them, Zipf popularity 1, over 4 devices.
+MOE_COST = CostModel("linear", c0=4.0, c_prefill=0.05, c_decode=0.1, c_attn=0.0)
+MOE = MoE(experts=8, top_k=2, skew=1.0, devices=4, c_expert=0.5, c_a2a=0.02, seed=1)
+MOE_SEQS = 32  # the batch stays at this many decoders for most of the run
+
+
+def moe_trace() -> Trace:
+    """120 requests at 50 a second, prompts of 4-16 tokens (so that prefills do not outshine the decodes on the
+    heatmap), outputs of 30-90."""
+    return generate(120, 0.05, Uniform(4, 16), Uniform(30, 90), seed=0)
+
+
+def moe_run() -> Variant:
+    return _variants(moe_trace(), Config(1024, max_seqs=MOE_SEQS, cost=MOE_COST, moe=MOE),
+                     {"cost_moe": Policy("continuous")})[0]
+
+
+@dataclass(frozen=True, slots=True)
+class Routed:
+    """One decode-only iteration of a run: its number (from 1), the requests decoding, its ms and expert loads."""
+    number: int
+    decoding: int
+    ms: float
+    loads: tuple[int, ...]
+
+
+def decode_iterations(schedule: Schedule) -> list[Routed]:
+    """The iterations that only decode (no prefill, no padding): their dense work follows the batch size alone."""
+    out, number = [], 0
+    for step in schedule.steps:
+        length = (step.end - step.start) / step.iterations
+        for _ in range(step.iterations):
+            number += 1
+            if step.decode_sequences and not step.prefill_tokens and not step.padding_tokens:
+                out.append(Routed(number, step.decode_sequences, length, step.expert_tokens))
+    return out
+
+
+def moe_pair(schedule: Schedule) -> tuple[list[Routed], Routed, Routed]:
+    """The decode-only iterations of the run's most common batch size, and the fastest and slowest of them."""
+    iterations = decode_iterations(schedule)
+    size = Counter(r.decoding for r in iterations).most_common(1)[0][0]
+    group = [r for r in iterations if r.decoding == size]
+    return group, min(group, key=lambda r: (r.ms, r.number)), max(group, key=lambda r: (r.ms, -r.number))
+
+
+def ms1(value: float) -> str:
+    """A short duration with one decimal, for terms that must visibly add up."""
+    return f"{value:,.1f} {t('unit_ms')}"
+
+
+def moe_lesson(variant: Variant) -> Lesson:
+    group, fast, slow = moe_pair(variant.schedule)
+    moe, dense = MOE, MOE_COST.duration(0, fast.decoding, 0)
+    busy = {r.number: max(range(moe.experts), key=r.loads.__getitem__) for r in (fast, slow)}
+    figures = {"tokens": fast.decoding, "choices": fast.decoding * moe.top_k, "k": moe.top_k, "experts": moe.experts,
+               "devices": moe.devices, "dense": ms1(dense), "n": f"{len(group):,}",
+               "fast": fast.number, "fast_ms": ms1(fast.ms), "fast_expert": busy[fast.number],
+               "fast_load": max(fast.loads), "slow": slow.number, "slow_ms": ms1(slow.ms),
+               "slow_expert": busy[slow.number], "slow_load": max(slow.loads),
+               "rise": f"{slow.ms / fast.ms - 1:.0%}", "c_expert": moe.c_expert, "c_a2a": moe.c_a2a}
+    groups = [t("cost_moe_expert", e=e) for e in range(moe.experts)]
+    series = [(t("cost_moe_iteration", n=r.number, ms=ms1(r.ms)), list(r.loads), [str(n) for n in r.loads])
+              for r in (fast, slow)]
+    figure = charts.bars_chart(groups, series, t("cost_moe_title"), t("cost_moe_named", **figures),
+                               t("cost_moe_axis"))
+    heatmap = charts.expert_heatmap(variant.schedule, t("cost_moe_heatmap"), marks=tuple(
+        (r.number, t("cost_moe_mark", n=r.number)) for r in sorted((fast, slow), key=lambda r: r.number)))
+    # One column an iteration, one row a term of its time: the two side by side, narrow enough for any screen.
+    rows = {"cost_col_tokens": lambda r: f"{r.decoding:,}", "cost_col_choices": lambda r: f"{r.decoding * moe.top_k:,}",
+            "cost_col_busiest": lambda r: t("cost_moe_expert", e=busy[r.number]),
+            "cost_col_busiest_load": lambda r: f"{max(r.loads):,}",
+            "cost_col_crossing": lambda r: f"{moe.crossing(r.loads):,}", "cost_col_dense": lambda r: ms1(dense),
+            "cost_col_expert_ms": lambda r: ms1(moe.c_expert * max(r.loads)),
+            "cost_col_a2a_ms": lambda r: ms1(moe.c_a2a * moe.crossing(r.loads)), "cost_col_total": lambda r: ms1(r.ms)}
+    table = pd.DataFrame({t("cost_col_term"): [t(key) for key in rows],
+                          **{t(f"cost_moe_{side}", n=r.number): [cell(r) for cell in rows.values()]
+                             for side, r in (("fastest", fast), ("slowest", slow))}})
+    return Lesson("moe", t("cost_moe_story", **figures), figure, table, heatmap)

@@ -12,7 +12,7 @@ from sim.report.export import chrome_trace, overall_csv, requests_csv, run_json
 from sim.report.metrics import Metrics
 from sim.report.prometheus import prometheus_text
 
-from .charts import GANTT_ROWS, budget_chart, gantt, kv_chart, load_chart
+from .charts import GANTT_ROWS, budget_chart, expert_heatmap, gantt, kv_chart, load_chart
 from .i18n import t
 from .tables import (
     card_label,
@@ -60,6 +60,8 @@ def show(runs: list[tuple[Schedule, Metrics]], policies: tuple[Policy, Policy], 
     if schedule_a.config.kv_blocks:
         for label, (title, schedule) in zip("AB", labelled):
             st.plotly_chart(kv_chart(schedule, t("kv_title", policy=title), x_max=x_max), key=f"{page}_kv_{label}")
+    if schedule_a.config.moe.experts:
+        _expert_heatmaps(labelled, page)
     st.subheader(t("lab_overall"))
     st.caption(t("lab_ab_key", a=md_escape(titles[0]), b=md_escape(titles[1])))
     st.dataframe(overall_table(metrics_a, metrics_b), hide_index=True, key=f"{page}_overall")
@@ -83,6 +85,15 @@ def show(runs: list[tuple[Schedule, Metrics]], policies: tuple[Policy, Policy], 
     e4.download_button(t("dl_chrome"), partial(_chrome_json, [schedule_a, schedule_b]), "schedule.trace.json",
                        "application/json", key=f"{page}_dl_chrome", help=t("dl_chrome_help"))
     _prometheus_downloads(runs, page)
+
+
+def _expert_heatmaps(labelled: list[tuple[str, Schedule]], page: str) -> None:
+    """MoE routing: each policy's expert load per iteration, on one colour scale."""
+    busiest = max(step.expert_tokens_max for _, schedule in labelled for step in schedule.steps)
+    for label, (title, schedule) in zip("AB", labelled):
+        st.plotly_chart(expert_heatmap(schedule, t("moe_heatmap_title", policy=title), zmax=busiest),
+                        key=f"{page}_moe_{label}")
+    st.caption(t("moe_heatmap_note" if labelled[0][1].unit != "tick" else "moe_heatmap_note_ticks"))
 
 
 def _schedules_json(runs: list[tuple[Schedule, Metrics]]) -> str:

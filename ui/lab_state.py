@@ -8,6 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from sim.core.config import COST_MODELS, FIRST_TOKEN_MODES, SLO, Config, ConfigError, CostModel, Policy
+from sim.core.moe import MoE
 from sim.trace.trace import REQUIRED, SEED_CSV, TEXT_COLUMNS, Trace, TraceError, check_budget, read_csv, validate
 
 from .i18n import t
@@ -23,8 +24,9 @@ SETTINGS_KEY = "lab_settings"  # the lab's LabSettings: budgets, cache, cost mod
 @dataclass(slots=True)
 class LabSettings:
     """The lab's settings as its forms hold them: a Config's fields flattened (slo_ttft for config.slo.ttft,
-    cost_kind, c0..c_cell and source for config.cost; 0 for "none"), kept as typed until config() checks them, and
-    the policies A and B. The field list is Config's own (a test holds it to `flat(Config())`)."""
+    cost_kind, c0..c_cell and source for config.cost, moe_experts..moe_seed for config.moe; 0 for "none"), kept as
+    typed until config() checks them, and the policies A and B. The field list is Config's own (a test holds it to
+    `flat(Config())`)."""
     token_budget: int = 8
     max_seqs: int = 0
     first_token: str = "decode"
@@ -34,6 +36,7 @@ class LabSettings:
     kv_blocks: int = 0
     block_size: int = 4
     swap_cost: int = 2
+    read_rate: float = 0.0
     cost_kind: str = "ticks"
     c0: float = 8.0
     c_prefill: float = 0.1
@@ -44,6 +47,13 @@ class LabSettings:
     c_key: float = 0.0
     c_cell: float = 0.0
     source: str = ""
+    moe_experts: int = 0
+    moe_top_k: int = 2
+    moe_skew: float = 0.0
+    moe_devices: int = 1
+    moe_c_expert: float = 0.1
+    moe_c_a2a: float = 0.01
+    moe_seed: int = 0
     policy_a: Policy = field(default_factory=lambda: Policy(batching="static"))
     policy_b: Policy = field(default_factory=Policy)
 
@@ -56,14 +66,20 @@ class LabSettings:
         slo = SLO(**{f.name: getattr(self, f"slo_{f.name}") or None for f in fields(SLO)})
         cost = CostModel(**{f.name: self.cost_kind if f.name == "kind" else self.source if f.name == "source"
                             else float(getattr(self, f.name)) for f in fields(CostModel)})
+        moe = MoE(**{f.name: _integral(getattr(self, f"moe_{f.name}")) for f in fields(MoE)})
         plain = {}
         for f in fields(Config):
-            if f.name not in ("slo", "cost"):
+            if f.name not in ("slo", "cost", "moe"):
                 value = getattr(self, f.name)
                 if isinstance(value, float) and value.is_integer():
                     value = int(value)
                 plain[f.name] = None if f.default is None and not value else value  # 0: no limit
-        return Config(**plain, slo=slo, cost=cost)
+        return Config(**plain, slo=slo, cost=cost, moe=moe)
+
+
+def _integral(value: object) -> object:
+    """A widget's 2.0 as 2, for the fields that take whole numbers (2.5 stays, for the check to name)."""
+    return int(value) if isinstance(value, float) and value.is_integer() else value
 
 
 def flat(config: Config) -> dict[str, object]:
@@ -75,15 +91,19 @@ def flat(config: Config) -> dict[str, object]:
             out |= {f"slo_{g.name}": getattr(value, g.name) or 0.0 for g in fields(SLO)}
         elif isinstance(value, CostModel):
             out |= {"cost_kind" if g.name == "kind" else g.name: getattr(value, g.name) for g in fields(CostModel)}
+        elif isinstance(value, MoE):
+            out |= {f"moe_{g.name}": getattr(value, g.name) for g in fields(MoE)}
+        elif value is None:  # "none" shows as 0, of the field's kind (a rate as 0.0)
+            out[f.name] = 0.0 if "float" in str(f.type) else 0
         else:
-            out[f.name] = 0 if value is None else value
+            out[f.name] = value
     return out
 
 
 # What each setting's widget is: a choice of these options (a radio), else a number input whose step and kind
 # follow the field's type (whole numbers or decimals), from its lowest value.
 CHOICES = {"first_token": FIRST_TOKEN_MODES, "cost_kind": COST_MODELS}
-LOWEST = {"token_budget": 1, "block_size": 1}
+LOWEST = {"token_budget": 1, "block_size": 1, "moe_top_k": 1, "moe_devices": 1}
 LABELS = {"token_budget": "cfg_budget", "cost_kind": "cfg_cost"}  # else cfg_<name>
 HELP = {"slo_ttft": "cfg_slo_help", "slo_tpot": "cfg_slo_help", "slo_e2e": "cfg_slo_help"}  # else <label>_help
 CHOICE_TEXT = {"first_token": "first_{}", "cost_kind": "cost_{}"}
@@ -111,6 +131,7 @@ def setting(container, name: str, **label_fields) -> object:
         whole = isinstance(LabSettings.__dataclass_fields__[name].default, int)
         kwargs |= ({"min_value": LOWEST.get(name, 0), "max_value": 10**7, "step": 1} if whole else
                    {"min_value": 0.0, "max_value": 1e9, "step": 1.0} if name.startswith("slo_") else
+                   {"min_value": 0.0, "max_value": 1e6, "step": 0.1, "format": "%.2f"} if name == "moe_skew" else
                    {"min_value": 0.0, "max_value": 1e6, "step": 0.01, "format": "%.4f"})  # cost coefficients
         if fresh:
             kwargs["value"] = current

@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import streamlit as st
 
-from sim.core.config import COST_PRESETS, POLICY_CHOICES, ConfigError, Policy
+from sim.core.config import COST_PRESETS, POLICY_CHOICES, STATIC_UNSUPPORTED, ConfigError, Policy
 
 from . import cost_profile, lab_state
 from .i18n import t
@@ -16,13 +16,14 @@ from .text import md_escape
 
 # Where each option's widget sits: the form's two columns and a row of three under the right one. Every Policy
 # field but batching is in it once (a test holds it to Policy's fields); the widget itself follows the field.
-LEFT = ("order", "sjf_key", "aging_rate", "preemptive_priority", "tenant_quotas", "timeout")
+LEFT = ("order", "sjf_key", "aging_rate", "preemptive_priority", "tenant_quotas", "timeout", "stream_credits",
+        "release_paused")
 RIGHT = ("chunk_size", "mixing", "kv_admission", "preempt", "victim", "graph_buckets")
 ROW = ("spec_tokens", "spec_accept", "seed")
 SHOWN_WHEN = {"sjf_key": ("order", "sjf"), "aging_rate": ("order", "aging")}  # an option that only then matters
 SIMULATED_ONLY = ("preempt", "spec_tokens", "spec_accept", "seed")  # speculation needs a draft model; swap a host
 HIGHEST = {"aging_rate": 1000.0, "spec_tokens": 64, "spec_accept": 1.0, "seed": 2**31 - 1}  # else 10**9
-CONTINUOUS_ONLY = ("chunk_size", "mixing", "kv_admission", "spec_tokens", "tenant_quotas", "preemptive_priority")
+CONTINUOUS_ONLY = STATIC_UNSUPPORTED
 STATIC_RESET = {name: getattr(Policy(), name) for name in CONTINUOUS_ONLY}
 LINEAR_KEPT = ("c0",)  # the one coefficient linear and profile costs share
 

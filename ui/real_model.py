@@ -16,11 +16,13 @@ from gpu_demo.model import GPT
 from gpu_demo.prompts import fit_to_context, prompts_for, with_text_lengths
 from gpu_demo.train import CARD
 from sim.core.config import Config, Policy
+from sim.trace.chat import count
 from sim.trace.generate import Uniform, generate
-from sim.trace.trace import Trace
+from sim.trace.trace import Trace, validate
 
 from . import cost_profile
 from .i18n import t
+from .lab_state import WIDGET, policy_widget_values
 from .tables import metric_label, shown
 from .text import md_escape
 
@@ -57,18 +59,63 @@ def model_card() -> dict:
     return json.loads(CARD.read_text()) if CARD.exists() else {}
 
 
+# Prompts given in words, in English and Chinese, some with a system message: each fits the model's context of
+# 256 bytes under every chat template (the longest, Llama 3's, makes c5 241 bytes with its output).
+CHATS = (("c1", 0, "You write Python.", "Reverse a list.", 32), ("c2", 1, "", "def fib(n):", 48),
+         ("c3", 2, "Answer briefly.", "什么是批处理？", 24), ("c4", 4, "", "import os", 40),
+         ("c5", 5, "You are a helpful assistant.", "Sort names.", 32), ("c6", 7, "", "你好", 16))
+
+
 def presets() -> dict[str, Trace]:
     """Traces sized for the model's context of 256 bytes."""
+    chats = validate([{"name": name, "arrival": arrival, "system": system, "text": text, "output": output}
+                      for name, arrival, system, text, output in CHATS])
+    clients = generate(8, rate=1.0, prompt=Uniform(16, 48), output=Uniform(48, 96), seed=6).rows()
     return {"mixed": generate(24, rate=1.5, prompt=Uniform(16, 96), output=Uniform(4, 96), seed=3),
             "short_chats": generate(32, rate=2.0, prompt=Uniform(8, 32), output=Uniform(8, 32), seed=4),
-            "long_outputs": generate(16, rate=0.5, prompt=Uniform(16, 48), output=Uniform(64, 160), seed=5)}
+            "long_outputs": generate(16, rate=0.5, prompt=Uniform(16, 48), output=Uniform(64, 160), seed=5),
+            "chats": chats,
+            # one client reads SLOW_READER tokens a ms, the others as fast as they come
+            "slow_reader": validate([row | {"read_rate": SLOW_READER} if i == 1 else row
+                                     for i, row in enumerate(clients)]),
+            # one client goes away DISCONNECT_AFTER iterations after its request arrived
+            "disconnect": validate([row | {"disconnect_at": row["arrival"] + DISCONNECT_AFTER} if i == 1 else row
+                                    for i, row in enumerate(clients)])}
 
 
-def prepare(trace: Trace, context: int, seed: int) -> tuple[Trace, list[bytes]]:
-    """The trace as the model can serve it (text prompts counted in bytes, lengths scaled to the context) and
-    each request's prompt bytes."""
-    fitted = fit_to_context(with_text_lengths(trace), context)
+SLOW_READER = 0.02  # tokens a ms: 20 a second, several times slower than the model makes them on a CPU
+DISCONNECT_AFTER = 12  # iterations
+STREAM_CREDITS = 4
+# The policies a scenario is about: A without credits (the server runs ahead and buffers what the client has
+# not read), B with them (the engine pauses the slow reader's request).
+SCENARIO_POLICIES = {"slow_reader": (Policy(), Policy(stream_credits=STREAM_CREDITS)),
+                     "disconnect": (Policy(batching="static"), Policy())}
+
+
+def choose_scenario() -> None:
+    """The trace source just chosen: a scenario about streaming puts its policies in the forms (their widgets
+    then show them)."""
+    chosen = SCENARIO_POLICIES.get(st.session_state.get("rm_source"))
+    if chosen is None:
+        return
+    for side, policy in zip("ab", chosen):
+        key = f"rm_policy_{side}"
+        st.session_state[key] = policy
+        for name, value in policy_widget_values(policy).items():
+            st.session_state[f"{WIDGET}{key}_{name}"] = value
+        st.session_state[f"{WIDGET}{key}_batching"] = policy.batching
+
+
+def prepare(trace: Trace, context: int, seed: int, template: str = "none") -> tuple[Trace, list[bytes]]:
+    """The trace as the model can serve it (prompts given in words put in the chat template `template` and
+    counted in bytes, lengths scaled to the context) and each request's prompt bytes, exactly what it prefills."""
+    fitted = fit_to_context(with_text_lengths(trace, template), context)
     return fitted, prompts_for(fitted, seed)
+
+
+def bpe_counts(prompts: list[bytes]) -> list[int]:
+    """Each prompt's tokens under the classroom BPE: shown beside the bytes the model prefills, for comparison."""
+    return [count("classroom-bpe", p.decode("utf-8", errors="replace")) for p in prompts]
 
 
 def run_both(model: GPT, trace: Trace, prompts: list[bytes], config: Config, policies: tuple[Policy, Policy],

@@ -148,8 +148,13 @@ def _type_problems(number: int, row: dict) -> list[Problem]:
     problems = []
     for column, value in row.items():
         kind = _TYPES[column]
+        kinds = typing.get_args(kind) or (kind,)
+        if float in kinds:  # a rate: a whole number is a number too
+            kind = kind | int
         if isinstance(value, bool) or not isinstance(value, kind):
-            if int in (typing.get_args(kind) or (kind,)):
+            if float in kinds:
+                problems.append(Problem("not_rate", number, name, column, {"value": _short(value)}))
+            elif int in kinds:
                 problems.append(Problem("not_integer", number, name, column, {"value": _short(value)}))
             else:
                 detail = f"expected text, got {_short(value)}"

@@ -17,8 +17,9 @@ OVERALL = ("makespan", "throughput", "request_throughput", "padding_waste", "uti
 HIGHER_IS_BETTER = {"throughput", "request_throughput", "utilization", "goodput_requests", "slo_attainment"}
 
 
-EXTRA = ("finished", "cancelled", "rejected", "preemptions", "recomputed_tokens", "swapped_blocks", "wasted_tokens",
-         "kv_peak", "kv_mean", "graph_padding", "spec_accepted")  # shown when a run has any
+# shown when a run has any
+EXTRA = ("finished", "cancelled", "disconnected", "rejected", "preemptions", "recomputed_tokens", "swapped_blocks",
+         "wasted_tokens", "unsent_tokens", "kv_peak", "kv_mean", "graph_padding", "spec_accepted")
 LOWER_EXTRA_IS_WORSE = {"finished", "spec_accepted"}
 
 

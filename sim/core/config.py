@@ -6,6 +6,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, fields
 
+from .moe import MoE
+
 FIRST_TOKEN_MODES = ("decode", "prefill")
 POLICIES = ("static", "continuous")  # the batching of a Policy
 ORDERS = ("fcfs-skip", "fcfs", "priority", "sjf", "edf", "aging")
@@ -129,7 +131,10 @@ class Config:
         first decode) or "prefill" (the iteration that completes a prefill samples a token, as vLLM does).
     kv_blocks, block_size: the paged KV cache (None: unlimited, not tracked).
     swap_cost: iterations a swapped-out request needs to bring its blocks back.
+    read_rate: tokens a client reads a time unit, for requests whose trace gives none (None: as fast as they
+        come); with a policy's stream_credits, a slow reader holds its request back (sim.core.stream).
     cost: the latency of an iteration (ticks, or a linear model in ms; arrivals are then read in ms).
+    moe: mixture-of-experts routing, simulated (sim.core.moe: experts 0, the default, is a dense model).
     """
     token_budget: int = 8
     max_seqs: int | None = None
@@ -138,7 +143,9 @@ class Config:
     kv_blocks: int | None = None
     block_size: int = 4
     swap_cost: int = 2
+    read_rate: float | None = None
     cost: CostModel = field(default_factory=CostModel)
+    moe: MoE = field(default_factory=MoE)
 
     def __post_init__(self):
         _whole("token_budget", self.token_budget)
@@ -151,8 +158,12 @@ class Config:
             _whole("kv_blocks", self.kv_blocks)
         _whole("block_size", self.block_size)
         _whole("swap_cost", self.swap_cost, low=0)
+        if self.read_rate is not None:
+            _number("read_rate", self.read_rate, open_low=True)
         if not isinstance(self.cost, CostModel):
             raise ConfigError("cost", "must be a CostModel")
+        if not isinstance(self.moe, MoE):
+            raise ConfigError("moe", "must be a MoE")
 
     @property
     def seq_limit(self) -> int:
@@ -161,7 +172,8 @@ class Config:
 
 
 # Options of continuous batching only: a static batch is formed whole and runs to its end.
-STATIC_UNSUPPORTED = ("chunk_size", "mixing", "kv_admission", "spec_tokens", "tenant_quotas", "preemptive_priority")
+STATIC_UNSUPPORTED = ("chunk_size", "mixing", "kv_admission", "spec_tokens", "tenant_quotas", "preemptive_priority",
+                      "stream_credits", "release_paused")
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,6 +195,10 @@ class Policy:
     graph_buckets: captured decode batch sizes; a decode-only batch is padded up to the next one.
     spec_tokens, spec_accept, seed: speculative decoding with k draft tokens accepted with probability p
         each (deterministic for the seed); verification costs k + 1 token-work a request.
+    stream_credits: backpressure: a request holds at most this many tokens its client has not read; with no
+        credit left it does not decode (paused, keeping its slot and KV blocks; None: no limit).
+        release_paused: a paused request gives its slot and blocks up instead (preempted as `preempt` says)
+        and comes back once its client has read enough.
     """
     batching: str = "continuous"
     order: str = "fcfs-skip"
@@ -200,6 +216,8 @@ class Policy:
     spec_tokens: int = 0
     spec_accept: float = 0.6
     seed: int = 0
+    stream_credits: int | None = None
+    release_paused: bool = False
 
     def __post_init__(self):
         for name, options in POLICY_CHOICES.items():
@@ -229,10 +247,19 @@ class Policy:
         _whole("spec_tokens", self.spec_tokens, low=0)
         _number("spec_accept", self.spec_accept, high=1.0)
         _whole("seed", self.seed, low=0)
+        self._check_credits()
         if self.batching == "static":
             for name in STATIC_UNSUPPORTED:
                 if getattr(self, name) != getattr(_PLAIN, name):
                     raise ConfigError(name, "applies to continuous batching only")
+
+    def _check_credits(self) -> None:
+        if self.stream_credits is not None:
+            _whole("stream_credits", self.stream_credits, low=1 + self.spec_tokens)
+        if not isinstance(self.release_paused, bool):
+            raise ConfigError("release_paused", "must be true or false")
+        if self.release_paused and self.stream_credits is None:
+            raise ConfigError("release_paused", "applies only with stream credits (a request is paused only then)")
 
     @classmethod
     def named(cls, batching: str) -> Policy:

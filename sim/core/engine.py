@@ -59,7 +59,11 @@ def _run(scheduler: Scheduler, max_repeat: int, arrivals_on_iterations: bool) ->
     while scheduler.remaining:
         iteration = plan(now, 1, clock=count) if arrivals_on_iterations else plan(now, max_repeat)
         if iteration is None:
-            upcoming = scheduler.next_event()
+            upcoming, credit = scheduler.next_event(), scheduler.next_credit()
+            if credit is not None and (upcoming is None or arrivals_on_iterations or credit <= upcoming):
+                # A paused decoder's client will have read enough then (ticks: at the boundary after it).
+                now = max(now + 1, math.ceil(credit)) if ticks else max(credit, now + 1e-9)
+                continue
             if upcoming is None:
                 if not scheduler.remaining:
                     break  # the last requests were cancelled or rejected in that plan
@@ -80,13 +84,16 @@ def _run(scheduler: Scheduler, max_repeat: int, arrivals_on_iterations: bool) ->
 
 def length(scheduler: Scheduler, it: Iteration) -> float:
     """One iteration's time under a latency model (ms). Padding is a padded prompt position in a prefill and an
-    idle slot in a decode: it costs as such."""
+    idle slot in a decode: it costs as such. With MoE routing on, its two terms (the busiest expert, the
+    all-to-all) come on top (sim.core.moe.MoE.duration)."""
     cost = scheduler.config.cost
     if cost.kind == "profile":
-        return cost.shape_duration(*batch_shape(scheduler, it))
-    padding = (it.padding, 0) if it.prefill else (0, it.padding)
-    return cost.duration(it.prefill_tokens + padding[0], it.decode_work + it.graph_padding + padding[1],
-                         it.context_read)
+        dense = cost.shape_duration(*batch_shape(scheduler, it))
+    else:
+        padding = (it.padding, 0) if it.prefill else (0, it.padding)
+        dense = cost.duration(it.prefill_tokens + padding[0], it.decode_work + it.graph_padding + padding[1],
+                              it.context_read)
+    return dense + scheduler.config.moe.duration(it.expert_tokens) if it.expert_tokens else dense
 
 
 def batch_shape(scheduler: Scheduler, it: Iteration) -> tuple[int, int, int, int]:

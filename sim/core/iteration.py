@@ -21,12 +21,14 @@ class Iteration:
     prefill_emits: Sequence[int] = ()  # of those, the ones whose prefill samples a token
     finishing: list[int] = field(default_factory=list)  # requests whose last token this iteration emits
     stalled: Sequence[int] = ()  # decoders that hold a slot but do not decode in it
+    paused: Sequence[int] = ()  # decoders that hold a slot but wait for their client to read (backpressure)
     accepted: Mapping[int, int] = ()  # speculative decoding: drafts accepted per request (empty without it)
     prefill_tokens: int = 0  # the sum of the prefill column
     decode_work: int = 0  # the decoders' token-work (k + 1 each with speculative decoding)
     padding: int = 0  # padded prompt positions and idle decode slots (static batching)
     graph_padding: int = 0  # decode slots added to reach a captured CUDA-graph batch size
     context_read: int = 0  # KV tokens its attention reads (for the latency model)
+    expert_tokens: tuple[int, ...] = ()  # MoE: tokens routed to each expert (sim.core.moe; empty when off)
     repeat: int = 1
     blocks: dict[int, list[int]] | None = None  # each request's KV block ids in token order (None: no cache)
 

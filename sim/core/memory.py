@@ -94,10 +94,10 @@ class KVMemory:
             return max(among, key=lambda j: (self.requests[j].priority, j))
         return max(among)
 
-    def preempt(self, i: int, now: float, recompute: bool = False) -> None:
+    def preempt(self, i: int, now: float, recompute: bool = False, requeue: bool = True) -> None:
         """Evict running request i: recompute (drop its KV and wait in the queue, at its place in the policy's
         order, to prefill prompt + generated again) or swap (its blocks go to host memory; it comes back, before
-        any waiting request, without recomputing)."""
+        any waiting request, without recomputing). Without `requeue` the caller says when it may come back."""
         s = self.states[i]
         swap = self.policy.preempt == "swap" and (i in self.decoders or s.phase == SWAP_IN) and not recompute
         held = self.kv.held(i) if self.kv is not None else 0
@@ -107,11 +107,13 @@ class KVMemory:
             s.phase, s.swapped_blocks = SWAPPED, held
             s.timeline.swapped_blocks += held
             self.schedule.events.append((now, "swap_out", i))
-            heapq.heappush(self.resume, i)
+            if requeue:
+                heapq.heappush(self.resume, i)
         else:
             s.phase, s.target, s.prefilled = WAITING, s.prompt + s.made, 0
             self.schedule.events.append((now, "preempt", i))
-            self.queue.push(i, self.admission_cost(i))
+            if requeue:
+                self.queue.push(i, self.admission_cost(i))
 
     def swap_in(self, i: int, now: float) -> None:
         """A swapped-out request takes its slot and blocks back; the copy takes `swap_cost` time."""

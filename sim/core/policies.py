@@ -43,11 +43,14 @@ class Continuous(Scheduler):
         self.clock = clock
         hold = self.before_iteration(now)
         it = Iteration(blocks=self.kv.tables if self.kv is not None else None)
+        if self.readers and self.decoders:
+            self.pause_for_clients(it, now)
         budget, use = self.config.token_budget, {}  # use: token-work by tenant (quotas)
         if self.prefill_first:
             self.plan_prefills(it, now, budget, use, hold)
             if it.prefill:  # decodes wait for a prefill iteration: the interference chunking removes
                 it.stalled = list(self.decoders)
+                self.route(it)
                 return it
         budget = self.plan_decodes(it, budget, use)
         if not self.prefill_first:
@@ -64,6 +67,8 @@ class Continuous(Scheduler):
             self.cancel_due(now)
         if self.swap_done:
             self.swap_ins_done(now)
+        if self.held:
+            self.held_back_due(now)
         if self.queue.aging is not None:
             self.queue.refresh(now)
         hold = self.overcommit and self.grow_due(now) and bool(self.running)
@@ -72,23 +77,26 @@ class Continuous(Scheduler):
         return hold
 
     def plan_decodes(self, it: Iteration, budget: int, use: dict) -> int:
-        """Step 1: every decoder decodes (a speculative step of k + 1 token-work), unless the budget cannot pay
-        for all: then the first ones, and the rest stall. The budget left."""
+        """Step 1: every decoder decodes (a speculative step of k + 1 token-work), unless its client is out of
+        credit (paused) or the budget cannot pay for all: then the first ones, and the rest stall. The budget
+        left."""
         if not self.decoders:
             return budget
         work = 1 + self.policy.spec_tokens
         fit = budget // work
-        if len(self.decoders) <= fit:
-            it.decoding = self.decoders.keys()
+        ready = self.decoders.keys() - set(it.paused) if it.paused else self.decoders.keys()
+        if it.paused:  # (in the order they started decoding)
+            ready = [i for i in self.decoders if i in ready]
+        if len(ready) <= fit:
+            it.decoding = ready
         else:
-            everyone = list(self.decoders)
+            everyone = list(ready)
             it.decoding, it.stalled = everyone[:fit], everyone[fit:]
         it.decode_work = len(it.decoding) * work
         if self.policy.spec_tokens:
             it.accepted, it.finishing = self.speculate(it.decoding)
-        elif it.stalled:
-            stalled = set(it.stalled)
-            it.finishing = [i for i in self.finishing_now() if i not in stalled]
+        elif it.stalled or it.paused:
+            it.finishing = self.finishing_now({*it.stalled, *it.paused})
         else:
             it.finishing = self.finishing_now()
         if self.quotas:
@@ -167,7 +175,9 @@ class Continuous(Scheduler):
         if self.reads_context:
             it.context_read = (sum(self.context(i) for i in it.decoding)
                                + sum(first + tokens for _, first, tokens in it.prefill))
-        if it.prefill or it.finishing or it.stalled or self.policy.spec_tokens or max_repeat == 1 or hold:
+        self.route(it)
+        if (it.prefill or it.finishing or it.stalled or self.policy.spec_tokens or max_repeat == 1 or hold
+                or self.readers and self.streaming()):
             return it  # (after a hold, the next iteration may admit again: it is not the same)
         # An arrival could come in with the budget the decodes leave, or with all of it where prefills go first.
         it.repeat = self.steady(now, it, self.config.token_budget if self.prefill_first else budget, max_repeat)
@@ -176,8 +186,8 @@ class Continuous(Scheduler):
     def steady(self, now: float, it: Iteration, budget: int, max_repeat: int) -> int:
         """How many iterations, from this pure-decode one, stay identical: until a request finishes or needs
         a block, a running request's cancel lands, a swap-in ends, or an arrival could be admitted."""
-        if self.reads_context:
-            return 1  # every iteration reads more context, so each lasts longer than the last
+        if self.reads_context or self.config.moe.experts:
+            return 1  # every iteration reads more context, or routes its tokens anew, so no two are alike
         length = self.config.cost.duration(0, it.decode + it.graph_padding, 0)
         repeat = self.steady_limit(now, length, min(max_repeat, self.rounds_to_next_finish(),
                                                     self.rounds_to_next_block()))
@@ -198,6 +208,8 @@ class Continuous(Scheduler):
     def commit(self, it: Iteration, start: float, end: float) -> None:
         """Record the iteration(s) that ran in [start, end) and move every request on."""
         self.record_step(it, start, end)
+        if self.readers:  # (before anybody starts decoding: `it.decoding` may be a view of the decoders)
+            self.stream_tokens(it, end)
         self.commit_decodes(it, start, end)
         if self.policy.chunk_size:  # prefills under way that got no chunk wait in their slot
             chunked = {i for i, _, _ in it.prefill}
@@ -294,7 +306,9 @@ class Static(Scheduler):
         it = Iteration(decoding=list(self.decoders), decode_work=len(self.decoders), padding=len(self.idle),
                        finishing=self.finishing_now(), graph_padding=self.graph_padding(len(self.batch)),
                        blocks=self.kv.tables if self.kv is not None else None)
-        if not it.finishing and self.config.cost.kind != "profile":  # (a profile's decodes grow with the context)
+        if self.config.moe.experts:  # every iteration routes anew: none repeats
+            self.route(it)
+        elif not it.finishing and self.config.cost.kind != "profile":  # (a profile's decodes grow with the context)
             length = self.config.cost.duration(0, len(self.batch) + it.graph_padding, 0)
             it.repeat = self.steady_limit(now, length, min(max_repeat, self.rounds_to_next_finish()))
         return it
@@ -349,6 +363,7 @@ class Static(Scheduler):
             if self.prefill_emits:
                 it.prefill_emits = list(it.prefill_done)
                 it.finishing = [i for i in it.prefill_done if self.requests[i].output == 1]
+        self.route(it)
         return it
 
     def give_back_slot(self, i: int, now: float) -> None:
@@ -385,8 +400,8 @@ def make_scheduler(policy: Policy | str, trace: Trace, config: Config, unit: str
     policy = Policy(batching=policy) if isinstance(policy, str) else policy
     if policy.batching == "static":
         return Static(trace, config, policy, unit)
-    if (fast and policy == Policy() and not config.kv_blocks and config.cost.kind == "ticks"
-            and all(r.cancel_at is None for r in trace.requests)):
+    if (fast and policy == Policy() and not config.kv_blocks and config.cost.kind == "ticks" and not config.moe.experts
+            and all(r.cancel_at is None and r.disconnect_at is None for r in trace.requests)):
         from .plain import PlainContinuous  # (it extends Continuous: imported when chosen)
 
         return PlainContinuous(trace, config, policy, unit)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 
 from .iteration import Iteration
-from .request import DONE, Pauses
+from .request import DONE, STOP_EVENTS, Pauses
 from .schedule import Segment, Step, iteration_length
 
 
@@ -18,7 +18,9 @@ class Recording:
         self.starting: dict[int, None] = {}  # decoders whose next decode round opens a decode segment
         self.decode_open: dict[int, tuple[float, int, int, int]] = {}  # open decode segments (open_decodes)
         self.pauses = Pauses()  # iterations in which every decoder waited
-        self.stalled_since: dict[int, float] = {}  # open stalls: decoders holding their slot without decoding
+        # open stalls: decoders holding their slot without decoding, since when and why ("stalled" for the budget
+        # or a prefill, "paused" for their client)
+        self.stalled_since: dict[int, tuple[float, str]] = {}
         self.iterations = 0
         self.version = 0  # bumped whenever batch membership changes (steps merge only within one version)
         self.changes: list[int] = []  # joins (i) and leaves (~i) of the batch since the last recorded step
@@ -31,9 +33,9 @@ class Recording:
         self.end_stall(i, end)
 
     def end_stall(self, i: int, end: float) -> None:
-        since = self.stalled_since.pop(i, None)
-        if since is not None:
-            self.timelines[i].add("stalled", since, end, 0)
+        stall = self.stalled_since.pop(i, None)
+        if stall is not None:
+            self.timelines[i].add(stall[1], stall[0], end, 0)
 
     def open_decodes(self, start: float, first_end: float, skip) -> None:
         """Decoders decoding for the first time since they started (or stalled) open a decode segment: (start,
@@ -49,16 +51,19 @@ class Recording:
             if timelines[i].first_token is None:
                 timelines[i].first_token = first_end
 
-    def stall(self, requests, start: float) -> None:
+    def stall(self, requests, start: float, phase: str = "stalled") -> None:
         """Decoders that hold their slot but do not decode from `start` on: each one's decode segment closes and
-        a stall opens, written when it decodes again or leaves."""
+        a stall (or a pause for its client) opens, written when it decodes again or leaves. A pause goes on
+        through a stall; a stall that turns into a pause is written up to `start`."""
         stalled_since, decode_open, starting = self.stalled_since, self.decode_open, self.starting
         for i in requests:
             if i in stalled_since:
-                continue
+                if phase == "stalled" or stalled_since[i][1] == phase:
+                    continue
+                self.end_stall(i, start)
             if i in decode_open:
                 self.pauses.draw(self.timelines[i], decode_open.pop(i), start, self.generated(i))
-            stalled_since[i] = start
+            stalled_since[i] = (start, phase)
             starting[i] = None
 
     def pause(self, start: float) -> None:
@@ -95,7 +100,7 @@ class Recording:
     def commit_decodes(self, it: Iteration, start: float, end: float) -> None:
         """Move the decode round on: lazily for everyone, plus the extra tokens of speculative steps; decoders
         that did not decode lose the round (and stall), and those that just started open their segment."""
-        if not it.decoding and not it.stalled:
+        if not it.decoding and not it.stalled and not it.paused:
             return
         if not it.decoding and len(it.stalled) == len(self.decoders):
             # Every decoder waits (a prefill-first iteration): no decode round happens, so no lazy count moves.
@@ -104,19 +109,17 @@ class Recording:
         self.pauses.end(start, self.rounds.now)
         first_end = start + iteration_length(start, end, it.repeat)
         states = self.states
+        waiting = (*it.stalled, *it.paused) if it.paused else it.stalled
         if it.accepted:
             self.commit_speculation(it.accepted, start, end, first_end)
         elif self.starting:
-            self.open_decodes(start, first_end, set(it.stalled) if it.stalled else ())
-        for i in it.stalled:  # held back by the budget: the round passes it by
+            self.open_decodes(start, first_end, set(waiting) if waiting else ())
+        for i in waiting:  # held back by the budget or by its client: the round passes it by
             states[i].made -= it.repeat
         self.rounds.advance(it.repeat)
-        self.stall(it.stalled, start)
-        if not self.policy.spec_tokens:  # (speculative steps find their last token from their draws)
-            for i in it.stalled:
-                self.expect_last(i)
+        self.stall(it.stalled, start)  # (the paused were drawn as the iteration was planned)
         if self.overcommit:
-            for i in (*it.stalled, *it.accepted):
+            for i in (*waiting, *it.accepted):
                 self.watch_growth(i)
 
     def commit_speculation(self, accepted: dict[int, int], start: float, end: float, first_end: float) -> None:
@@ -147,8 +150,8 @@ class Recording:
         self.remaining -= 1
         if s.stop_at is not None and s.stop_at < end and self.clock is None:
             # The user stopped it during the iteration that made its last token: that token never arrives.
-            timeline.cancel_time, timeline.finish_reason = s.stop_at, "cancelled"
-            self.schedule.events.append((s.stop_at, "cancel", i))
+            timeline.cancel_time, timeline.finish_reason = s.stop_at, s.stop_reason
+            self.schedule.events.append((s.stop_at, STOP_EVENTS[s.stop_reason], i))
         else:
             timeline.completion, timeline.finish_reason = end, "finished"
 
@@ -158,11 +161,21 @@ class Recording:
                     graph_padding=it.graph_padding, changes=self.changes or ())
         if it.accepted:
             step.spec_accepted = sum(it.accepted.values())
+        if it.paused:
+            step.paused = len(it.paused)
+        if it.expert_tokens:
+            step.expert_tokens = it.expert_tokens
         self.schedule.add_step(step, self.version)
         if self.changes:
             self.changes = []
 
     # -- what a plan needs to know of the options -----------------------------------------------------------
+    def route(self, it: Iteration) -> None:
+        """MoE: the iteration's tokens (prefill and decode work, not padding) routed to the experts, seeded by
+        the iteration's index (sim.core.moe)."""
+        if self.config.moe.experts:
+            it.expert_tokens = self.config.moe.route(it.prefill_tokens + it.decode_work, self.iterations)
+
     def graph_padding(self, batch: int) -> int:
         """Slots that pad a decode batch of `batch` up to the next captured size (0 above the largest)."""
         if not self.policy.graph_buckets:
@@ -193,10 +206,13 @@ class Recording:
 
     def steady_limit(self, now: float, length: float, repeat: int) -> int:
         """`repeat` identical iterations of `length`, cut at the first boundary from a stop (a waiting request
-        leaves then, a running one at the boundary after it) or from the end of a swap-in."""
+        leaves then, a running one at the boundary after it), from the end of a swap-in, or from a released
+        request's return."""
         stop = self.stops.next_stop() if self.stops else None
         if stop is not None:
             repeat = min(repeat, self.steps_until(stop, now, length))
         if self.swap_done:
             repeat = min(repeat, self.steps_until(self.swap_done[0][0], now, length))
+        if self.held:  # a request released for its client comes back
+            repeat = min(repeat, self.steps_until(self.held[0][0], now, length))
         return max(1, repeat)

@@ -11,6 +11,7 @@ from .schedule import RequestTimeline, Segment
 # host memory), swapped out, or done (finished, cancelled or rejected).
 WAITING, PREFILL, DECODE, SWAPPED, SWAP_IN, DONE = range(6)
 RUNNING = (PREFILL, DECODE, SWAP_IN)  # the phases that hold a batch slot
+STOP_EVENTS = {"cancelled": "cancel", "disconnected": "disconnect"}  # a stop's finish reason -> its event
 
 
 @dataclass(slots=True, eq=False)
@@ -28,7 +29,8 @@ class RequestState:
     decoding: bool = False  # in the decode rounds
     last_round: int = -1  # the decode round of its last token (heap entries naming another round are stale)
     block_round: int = -1  # overcommit: the decode round that needs its next block (likewise)
-    stop_at: float | None = None  # its cancel or timeout, the earlier of the two
+    stop_at: float | None = None  # its cancel, timeout or client's disconnect, the earliest
+    stop_reason: str = "cancelled"  # or "disconnected": its client went away
     swapped_blocks: int = 0  # blocks it has in host memory while swapped out
     rng: random.Random | None = None  # speculative decoding: its own seeded draws
 

@@ -15,11 +15,12 @@ from typing import NamedTuple
 
 from .config import Config
 
-PHASES = ("queued", "prefill", "decode", "padding", "stalled", "preempted", "swapped", "swapping")
+PHASES = ("queued", "prefill", "decode", "padding", "stalled", "paused", "preempted", "swapped", "swapping")
 # queued / preempted / swapped: waiting outside the batch (first, after a recompute preemption, swapped out);
 # stalled: holding a slot without token-work (a decode paused by a prefill, a chunk the budget left out);
+# paused: holding a slot (and KV blocks) without decoding because its client has not read enough (backpressure);
 # swapping: holding a slot while its blocks come back from host memory.
-SLOT_PHASES = frozenset(("prefill", "decode", "padding", "stalled", "swapping"))
+SLOT_PHASES = frozenset(("prefill", "decode", "padding", "stalled", "paused", "swapping"))
 WORK_PHASES = frozenset(("prefill", "decode"))
 
 
@@ -55,6 +56,8 @@ class RequestTimeline:
     swapped_blocks: int = 0  # blocks sent to host memory by swap preemptions
     kv: list[tuple[float, int]] = field(default_factory=list)  # (time, blocks held from then on)
     prefill_emits: list[float] = field(default_factory=list)  # tokens sampled by prefills (engine mode)
+    read_rate: float | None = None  # tokens its client reads a time unit (None: as fast as they come)
+    disconnect_at: float | None = None  # when its client goes away
 
     def add(self, phase: str, start: float, end: float, tokens: int, merge: bool = True) -> None:
         """Append a segment, extending the last one when it continues the same phase."""
@@ -90,11 +93,17 @@ class Step:
     graph_padding: int = 0  # slots padding the decode batch up to a captured CUDA-graph size
     spec_accepted: int = 0  # draft tokens accepted by speculative decoding
     paused: int = 0  # decoders holding their slot without decoding because their client has not read enough
+    expert_tokens: tuple[int, ...] = ()  # MoE: tokens routed to each expert in each iteration (empty: off)
     changes: list[int] | tuple = ()  # batch changes just before it: joins (request i) and leaves (~i)
 
     @property
     def token_work(self) -> int:
         return self.prefill_tokens + self.decode_tokens + self.padding_tokens
+
+    @property
+    def expert_tokens_max(self) -> int:
+        """MoE: the busiest expert's tokens in each iteration (0 when off)."""
+        return max(self.expert_tokens, default=0)
 
     def iteration_ends(self) -> list[float]:
         length = iteration_length(self.start, self.end, self.iterations)
@@ -105,6 +114,7 @@ class Step:
 _work = attrgetter(
     "prefill_tokens", "decode_tokens", "padding_tokens", "kv_blocks", "graph_padding", "decode_sequences",
     "spec_accepted", "paused",
+    "expert_tokens",
 )
 
 

@@ -20,9 +20,10 @@ from .kv import blocks_for
 from .memory import KVMemory
 from .queue import NEVER, WaitQueue
 from .recording import Recording
-from .request import DECODE, DONE, PREFILL, RUNNING, SWAP_IN, SWAPPED, WAITING, DecodeRounds, RequestState
+from .request import DECODE, DONE, PREFILL, RUNNING, STOP_EVENTS, SWAP_IN, SWAPPED, WAITING, DecodeRounds, RequestState
 from .schedule import RequestTimeline, Schedule, Segment
 from .stops import Stops
+from .stream import Streaming
 
 
 def check_runnable(trace: Trace, config: Config, policy: Policy) -> None:
@@ -36,7 +37,7 @@ def check_runnable(trace: Trace, config: Config, policy: Policy) -> None:
                           f"{config.token_budget}")
 
 
-class Scheduler(KVMemory, Recording):
+class Scheduler(KVMemory, Recording, Streaming):
     """State every policy shares; `Continuous` and `Static` (sim.core.policies) decide the iterations. Its KV
     side (blocks, growth, preemption) is sim.core.memory, its commit side (what a committed iteration records)
     sim.core.recording."""
@@ -48,7 +49,9 @@ class Scheduler(KVMemory, Recording):
         self.config, self.policy = config, policy
         self.seq_limit = config.seq_limit
         self.schedule = Schedule(policy.batching, config, [
-            RequestTimeline(r.name, r.arrival, r.prompt, r.output, tenant=r.tenant, priority=r.priority)
+            RequestTimeline(r.name, r.arrival, r.prompt, r.output, tenant=r.tenant, priority=r.priority,
+                            read_rate=config.read_rate if r.read_rate is None else r.read_rate,
+                            disconnect_at=r.disconnect_at)
             for r in requests], unit=unit or config.cost.unit, options=policy)
         self.timelines = self.schedule.requests
         self.states = [RequestState(i, r, self.timelines[i], r.prompt) for i, r in enumerate(requests)]
@@ -75,6 +78,7 @@ class Scheduler(KVMemory, Recording):
         self.clock: float | None = None
         self.init_recording()
         self.init_memory()
+        self.init_streaming()
 
     @property
     def done(self) -> bool:
@@ -86,7 +90,8 @@ class Scheduler(KVMemory, Recording):
     def next_event(self) -> float | None:
         """When something can next change while nothing runs: an arrival or the end of a swap-in (on the clock
         arrivals are read on)."""
-        times = [t for t in (self.next_arrival(), self.swap_done[0][0] if self.swap_done else None) if t is not None]
+        times = [t for t in (self.next_arrival(), self.swap_done[0][0] if self.swap_done else None,
+                             self.held[0][0] if self.held else None) if t is not None]
         return min(times) if times else None
 
     def generated(self, i: int) -> int:
@@ -153,14 +158,16 @@ class Scheduler(KVMemory, Recording):
             s = self.states[i]
             when = stop if self.clock is None else now
             s.timeline.cancel_time = when
-            if s.phase == WAITING and i < self.arrived:
+            if self.held_until.pop(i, None) is not None:
+                pass  # released for its client (release_paused): in no queue
+            elif s.phase == WAITING and i < self.arrived:
                 self.queue.remove(i)
             elif s.phase == SWAPPED:
                 self.resume.remove(i)
                 heapq.heapify(self.resume)
             elif s.phase in RUNNING:
                 self.drop_running(i, now)
-            self.end(i, when, "cancelled", "cancel")
+            self.end(i, when, s.stop_reason, STOP_EVENTS[s.stop_reason])
 
     def drop_running(self, i: int, now: float) -> None:
         """Take running request i out of the batch at `now` (a cancel, or a preemption)."""
@@ -227,13 +234,23 @@ class Scheduler(KVMemory, Recording):
         s.last_round = self.rounds.now + s.output - self.generated(i) - 1
         heapq.heappush(self.last_tokens, (s.last_round, i))
 
-    def finishing_now(self) -> list[int]:
-        """Decoders whose last token comes from the coming decode round (stale heap entries skipped)."""
-        heap, states, finishing = self.last_tokens, self.states, {}
+    def finishing_now(self, waiting: set[int] | None = None) -> list[int]:
+        """Decoders whose last token comes from the coming decode round. A heap entry is a decoder's last round
+        as of when it was noted: a round that passed it by since (a stall, a pause) only put it off, so an
+        entry found due may be early; it is noted again then, as is one `waiting` (not decoding in this
+        round). Entries of decoders that left or were noted again since are stale and skipped."""
+        heap, states, finishing, later = self.last_tokens, self.states, {}, []
         while heap and heap[0][0] <= self.rounds.now:
             last, i = heapq.heappop(heap)
-            if last == states[i].last_round and i in self.decoders:
+            s = states[i]
+            if last != s.last_round or i not in self.decoders:
+                continue
+            if (waiting and i in waiting) or self.rounds.made(s) + 1 < s.request.output:
+                later.append(i)
+            else:
                 finishing[i] = None  # an old entry can match again after a preemption: each request once
+        for i in later:
+            self.expect_last(i)
         return list(finishing)
 
     def rounds_to_next_finish(self) -> int:

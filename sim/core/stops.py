@@ -1,5 +1,5 @@
-"""Cancellation: when each request is stopped (its `cancel_at`, or its arrival + the policy's timeout), in a
-heap, so that a plan finds the stops due in O(log n) each."""
+"""Stops: when each request is stopped (its `cancel_at`, its arrival + the policy's timeout, or its client's
+`disconnect_at`, the earliest), in a heap, so that a plan finds the stops due in O(log n) each."""
 from __future__ import annotations
 
 import heapq
@@ -12,10 +12,12 @@ class Stops:
         self.states = states
         self.heap: list[tuple[float, int]] = []  # (stop time, request)
         for s in states:
-            times = [t for t in (s.request.cancel_at, None if timeout is None else s.request.arrival + timeout)
+            r = s.request
+            stops = [(t, reason) for t, reason in ((r.cancel_at, "cancelled"), (r.disconnect_at, "disconnected"),
+                                                   (None if timeout is None else r.arrival + timeout, "cancelled"))
                      if t is not None]
-            if times:
-                s.stop_at = min(times)
+            if stops:
+                s.stop_at, s.stop_reason = min(stops)
                 self.heap.append((s.stop_at, s.index))
         heapq.heapify(self.heap)
 

@@ -40,8 +40,11 @@ def _request_rows(schedule: Schedule, metrics: Metrics, emitted: list[Sequence[f
             for r in metrics.requests]
     for row, times in zip(rows, schedule.emitted() if emitted is None else emitted):
         row["emitted"] = list(times)
+    streaming = streams(schedule)
     for row, r, timeline in zip(rows, metrics.requests, schedule.requests):
-        if r.finish_reason == "cancelled":
+        if streaming:
+            row.update(generated=r.generated, sent=r.sent, paused_ticks=_number(r.paused))
+        if r.finish_reason in ("cancelled", "disconnected"):
             row.update(cancel_time=timeline.cancel_time, delivered=r.delivered, wasted=r.wasted)
         elif r.finish_reason == "rejected":
             row["reject_reason"] = timeline.reject_reason
@@ -50,32 +53,45 @@ def _request_rows(schedule: Schedule, metrics: Metrics, emitted: list[Sequence[f
     return rows
 
 
+def streams(schedule: Schedule) -> bool:
+    """Whether the run streams to clients that read at a pace, go away, or bound what they hold (credits)."""
+    options = schedule.options
+    return (options is not None and options.stream_credits is not None
+            or any(r.read_rate is not None or r.disconnect_at is not None for r in schedule.requests))
+
+
 def _step_rows(schedule: Schedule, names: list[str]) -> list[dict]:
     """One JSON row per step: its span, the requests running and its token-work, plus the fields of options on."""
     rows = [{"start": s.start, "end": s.end, "running": list(map(names.__getitem__, members)),
              "prefill_tokens": s.prefill_tokens, "decode_tokens": s.decode_tokens, "padding_tokens": s.padding_tokens}
             for s, members in zip(schedule.steps, schedule.members())]
+    if streams(schedule):
+        for row, step in zip(rows, schedule.steps):
+            row["paused"] = step.paused
     _add_step_options(rows, schedule, names)
     return rows
 
 
 def _add_step_options(rows: list[dict], schedule: Schedule, names: list[str]) -> None:
-    """Add to each step row its KV blocks, event requests, graph padding and speculation fields, where on."""
-    options = schedule.options
+    """Add to each step row its KV blocks, event requests, graph padding, speculation and expert loads, where on."""
+    options, moe = schedule.options, schedule.config.moe
     kv, buckets, spec = schedule.config.kv_blocks is not None, bool(options and options.graph_buckets), \
         bool(options and options.spec_tokens)
-    if kv or buckets or spec or schedule.events:
+    if kv or buckets or spec or moe.experts or schedule.events:
         for row, step, events in zip(rows, schedule.steps, step_events(schedule)):
             if kv:
                 row["kv_blocks_used"] = step.kv_blocks
             for key, kind in (("preempted", "preempt"), ("swapped", "swap_out"), ("swapped_in", "swap_in"),
-                              ("cancelled", "cancel"), ("rejected", "reject")):
+                              ("cancelled", "cancel"), ("disconnected", "disconnect"), ("rejected", "reject")):
                 if kind in events:
                     row[key] = [names[i] for i in events[kind]]
             if buckets:
                 row["graph_padding"] = step.graph_padding
             if spec:
                 row["decode_sequences"], row["spec_accepted"] = step.decode_sequences, step.spec_accepted
+            if moe.experts:
+                row.update(expert_tokens=list(step.expert_tokens), expert_tokens_max=step.expert_tokens_max,
+                           expert_crossing=moe.crossing(step.expert_tokens))
 
 
 def _overall_json(schedule: Schedule, metrics: Metrics) -> dict:
@@ -93,11 +109,12 @@ def _overall_json(schedule: Schedule, metrics: Metrics) -> dict:
                     "slo": {"ttft": slo.ttft, "tpot": slo.tpot, "e2e": slo.e2e}},
         "percentiles": {name: {f"p{q}": _number(v) for q, v in m.percentiles[name].items()}
                         for name in (*LATENCIES, "itl")},
-        "finished": m.finished, "cancelled": m.cancelled, "rejected": m.rejected,
+        "finished": m.finished, "cancelled": m.cancelled, "rejected": m.rejected, "disconnected": m.disconnected,
         "preemptions": m.preemptions, "recomputed_tokens": m.recomputed_tokens, "swapped_blocks": m.swapped_blocks,
         "wasted_tokens": m.wasted_tokens, "graph_padding": m.graph_padding, "spec_accepted": m.spec_accepted,
         "kv_peak": m.kv_peak, "kv_mean": None if m.kv_mean is None else _number(m.kv_mean),
-    }
+    } | ({"moe": asdict(config.moe)} if config.moe.experts else {}) | (
+        {"read_rate": config.read_rate, "unsent_tokens": m.unsent_tokens} if streams(schedule) else {})
 
 
 def run_json(schedule: Schedule, metrics: Metrics, emitted: list[Sequence[float]] | None = None) -> dict:
@@ -164,9 +181,10 @@ def overall_rows(metrics: Metrics) -> dict[str, float]:
     for name in (*LATENCIES, "itl"):
         for q, value in m.percentiles[name].items():
             row[f"{name}_p{q}"] = value
-    row.update(finished=m.finished, cancelled=m.cancelled, rejected=m.rejected, preemptions=m.preemptions,
-               recomputed_tokens=m.recomputed_tokens, swapped_blocks=m.swapped_blocks, wasted_tokens=m.wasted_tokens,
-               graph_padding=m.graph_padding, spec_accepted=m.spec_accepted, kv_peak=m.kv_peak, kv_mean=m.kv_mean)
+    row.update(finished=m.finished, cancelled=m.cancelled, disconnected=m.disconnected, rejected=m.rejected,
+               preemptions=m.preemptions, recomputed_tokens=m.recomputed_tokens, swapped_blocks=m.swapped_blocks,
+               wasted_tokens=m.wasted_tokens, unsent_tokens=m.unsent_tokens, graph_padding=m.graph_padding,
+               spec_accepted=m.spec_accepted, kv_peak=m.kv_peak, kv_mean=m.kv_mean)
     return row
 
 

@@ -13,6 +13,7 @@ from typing import NamedTuple
 
 from ..core.config import SLO
 from ..core.schedule import Schedule
+from ..core.stream import sent_by
 
 PERCENTILES = (50, 90, 99)
 LATENCIES = ("queue_time", "ttft", "tpot", "e2e")
@@ -28,7 +29,7 @@ class RequestMetrics(NamedTuple):
     tpot: float | None  # mean gap between its emitted tokens (0 for a one-token output); finished requests
     e2e: float | None  # arrival to its last token; finished requests
     completion: float | None  # when its last token is emitted; finished requests
-    finish_reason: str  # finished, cancelled or rejected
+    finish_reason: str  # finished, cancelled, disconnected (its client went away) or rejected
     meets_slo: bool
     delivered: int  # output tokens its user received
     wasted: int  # tokens generated for it but never delivered (made after its cancel)
@@ -36,6 +37,9 @@ class RequestMetrics(NamedTuple):
     recomputed: int
     tenant: str
     priority: int
+    generated: int = 0  # output tokens made for it (some maybe never delivered)
+    sent: int = 0  # of those, the tokens its client read (before it stopped or went away)
+    paused: float = 0  # time it held its slot without decoding, waiting for its client to read
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +67,8 @@ class Metrics:
     recomputed_tokens: int
     swapped_blocks: int
     wasted_tokens: int
+    unsent_tokens: int  # tokens made that no client read: generated - sent (the design document's waste)
+    disconnected: int  # requests whose client went away before they finished
     graph_padding: int
     spec_accepted: int
     kv_peak: int | None  # KV blocks, at most and on average over the makespan (None: not tracked)
@@ -147,17 +153,20 @@ def request_metrics(schedule: Schedule, slo: SLO, emitted: list[Sequence[float]]
         ttft = None if r.first_token is None else r.first_token - r.arrival
         tpot = e2e = None
         delivered, wasted = 0, 0
+        times = emitted[index]
+        sent = sent_by(times, r.read_rate, r.cancel_time if r.cancel_time is not None else r.disconnect_at)
+        paused = sum(s.end - s.start for s in r.segments if s.phase == "paused")
         if r.finish_reason == "finished":
             tpot = ratio(r.completion - r.first_token, r.output - 1) if r.output > 1 else 0
             e2e = r.completion - r.arrival
             delivered = r.output
         elif r.cancel_time is not None:
-            delivered = sum(1 for t in emitted[index] if t <= r.cancel_time)
-            wasted = len(emitted[index]) - delivered
+            delivered = sum(1 for t in times if t <= r.cancel_time)
+            wasted = len(times) - delivered
         good = r.finish_reason == "finished" and (not any_slo or meets(slo, ttft, tpot, e2e))
         out.append(RequestMetrics(r.name, r.arrival, r.prompt, r.output, queue, ttft, tpot, e2e, r.completion,
                                   r.finish_reason, good, delivered, wasted, r.preemptions, r.recomputed, r.tenant,
-                                  r.priority))
+                                  r.priority, len(times), sent, paused))
     return tuple(out)
 
 
@@ -229,6 +238,7 @@ def compute(schedule: Schedule, slo: SLO | None = None, emitted: list[Sequence[f
         finished=reasons.count("finished"), cancelled=reasons.count("cancelled"), rejected=reasons.count("rejected"),
         preemptions=sum(t.preemptions for t in timelines), recomputed_tokens=sum(t.recomputed for t in timelines),
         swapped_blocks=sum(t.swapped_blocks for t in timelines), wasted_tokens=sum(r.wasted for r in requests),
+        unsent_tokens=sum(r.generated - r.sent for r in requests), disconnected=reasons.count("disconnected"),
         graph_padding=totals.graph, spec_accepted=totals.accepted, kv_peak=kv_peak,
         kv_mean=kv_area / makespan if kv_peak is not None and makespan else None)
 

@@ -22,7 +22,8 @@ TOKEN_LATENCY_BUCKETS = (0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5
 REQUEST_LATENCY_BUCKETS = (0.3, 0.5, 0.8, 1.0, 1.5, 2.0, 2.5, 5.0, 10.0, 15.0, 20.0, 30.0, 40.0, 50.0, 60.0,
                            120.0, 240.0, 480.0, 960.0, 1920.0, 7680.0)
 ITERATION_TOKEN_BUCKETS = (1, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384)
-FINISH_REASONS = {"finished": "length", "cancelled": "abort", "rejected": "abort"}  # every output runs to its length
+# every output runs to its length; a stop of any kind is an abort
+FINISH_REASONS = {"finished": "length", "cancelled": "abort", "disconnected": "abort", "rejected": "abort"}
 
 
 def buckets_1_2_5(largest: int) -> tuple[int, ...]:

@@ -10,9 +10,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from .chat import BYTES, Message, MessagesError, apply_template, conversation, count, parse_messages
+
 REQUIRED = ("name", "arrival", "prompt", "output")
 # Optional columns later features read; absent ones take the Request defaults.
-OPTIONAL = ("priority", "deadline", "tenant", "cancel_at", "text")
+OPTIONAL = ("priority", "deadline", "tenant", "cancel_at", "text", "read_rate", "disconnect_at", "system", "messages")
 COLUMNS = REQUIRED + OPTIONAL
 
 # The design document's worked example: (arrival, prompt tokens, output tokens), with SEED_BUDGET.
@@ -23,7 +25,9 @@ MAX_TICK = 10**9
 MAX_TOKENS = 10**7
 MAX_NAME = 100
 MAX_TEXT = 100_000
-TEXT_COLUMNS = ("name", "tenant", "text")
+TEXT_COLUMNS = ("name", "tenant", "text", "system", "messages")
+# A prompt given as words: a user message (text), a system message, or a conversation (messages, JSON).
+PROMPT_TEXT = ("text", "system", "messages")
 
 # A spreadsheet runs a cell that starts with one of these as a formula (CSV injection); OWASP's advice is a
 # leading apostrophe. A cell that starts with an apostrophe gets one more, so a reader drops exactly one.
@@ -40,6 +44,7 @@ MESSAGES = {
     "empty": "is empty",
     "no_prompt": "is empty, and so is the text that could stand in for it",
     "not_integer": "must be a whole number, got {value}",
+    "not_rate": "must be a number of tokens a time unit above 0, got {value}",
     "below_min": "must be at least {min}, got {value}",
     "above_max": "must be at most {max}, got {value}",
     "too_long": "is longer than {max} characters",
@@ -51,6 +56,12 @@ MESSAGES = {
     "over_budget": "prompt of {prompt} tokens is larger than the token budget {budget}: "
                    "it could never be admitted without chunked prefill",
     "over_context": "prompt and output need {tokens} positions; the model has {context}",
+    "msg_not_json": "is not JSON: {detail}",
+    "msg_not_list": 'must be a JSON list of messages, each {{"role": ..., "content": ...}}',
+    "msg_bad_item": 'message {index} is not an object with a "role" and a "content"',
+    "msg_bad_role": "message {index} has the role {role}; a role is system, user or assistant",
+    "msg_empty": "message {index} has no text as its content",
+    "msg_and_text": "holds a conversation, and the row also has a text or a system message: give one or the other",
 }
 
 
@@ -105,6 +116,10 @@ class Request(NamedTuple):
     tenant: str = ""
     cancel_at: int | None = None
     text: str | None = None
+    read_rate: float | None = None  # tokens its client reads a time unit (None: as fast as they come)
+    disconnect_at: int | None = None  # when its client goes away
+    system: str | None = None  # a system message that goes with `text`
+    messages: str | None = None  # a conversation: a JSON list of {"role", "content"} (checked, compact)
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,7 +218,7 @@ def _checked_header(rows: list[Mapping[str, object]], columns: Iterable[str] | N
     header = list(columns) if columns is not None else sorted({k for r in rows for k in r})
     # A `text` column stands in for `prompt`: a row with text and no prompt counts its UTF-8 bytes (the real
     # model's tokenizer is byte-level).
-    missing = [c for c in REQUIRED if c not in header and not (c == "prompt" and "text" in header)]
+    missing = [c for c in REQUIRED if c not in header and not (c == "prompt" and set(PROMPT_TEXT) & set(header))]
     if missing:
         raise TraceError([Problem("missing_column", column=c) for c in missing])
     if not rows:
@@ -220,14 +235,36 @@ def _row_request(problems: list[Problem], row: Mapping[str, object], number: int
     cell = (problems, row, number, name)
     arrival = _bounded(*cell, "arrival", 0, MAX_TICK)
     text = _text(row.get("text")) or None
-    prompt = _prompt(cell, header, text)
+    system, messages, said = _conversation_cells(cell, text)
+    prompt = _prompt(cell, header, said)
     output = _bounded(*cell, "output", 1, MAX_TOKENS)
-    priority = deadline = cancel_at = tenant = None
+    priority = deadline = cancel_at = tenant = read_rate = disconnect_at = None
     if any(c in row for c in OPTIONAL):
         priority, deadline, cancel_at, tenant = _optional_cells(cell, arrival, text)
+        read_rate, disconnect_at = _client_cells(cell, arrival)
     if len(problems) == bad:
-        return Request(name, arrival, prompt, output, priority or 0, deadline, tenant or "", cancel_at, text)
+        return Request(name, arrival, prompt, output, priority or 0, deadline, tenant or "", cancel_at, text,
+                       read_rate, disconnect_at, system, messages)
     return None
+
+
+def _client_cells(cell: tuple, arrival: int | None) -> tuple[float | None, int | None]:
+    """The streaming client of a row: the tokens it reads a time unit (a number > 0) and when it goes away."""
+    problems, row, number, name = cell
+    disconnect_at = _bounded(*cell, "disconnect_at", 0, MAX_TICK, optional=True)
+    if disconnect_at is not None and arrival is not None and disconnect_at < arrival:
+        problems.append(Problem("before_arrival", number, name, "disconnect_at", {"arrival": arrival}))
+    raw = row.get("read_rate")
+    if raw is None or (isinstance(raw, str) and not raw.strip()) or (isinstance(raw, float) and math.isnan(raw)):
+        return None, disconnect_at
+    try:
+        rate = None if isinstance(raw, bool) else float(raw)
+    except (TypeError, ValueError, OverflowError):
+        rate = None
+    if rate is None or not math.isfinite(rate) or rate <= 0:
+        problems.append(Problem("not_rate", number, name, "read_rate", {"value": _short(raw)}))
+        return None, disconnect_at
+    return rate, disconnect_at
 
 
 def _check_name(problems: list[Problem], number: int, name: str, first_row: dict[str, int]) -> None:
@@ -244,15 +281,43 @@ def _check_name(problems: list[Problem], number: int, name: str, first_row: dict
         first_row[name] = number
 
 
-def _prompt(cell: tuple, header: list[str], text: str | None) -> int | None:
-    """The prompt's token count: its cell, else the UTF-8 bytes of the text standing in for it."""
+def _prompt(cell: tuple, header: list[str], said: tuple[Message, ...] | None) -> int | None:
+    """The prompt's token count: its cell, else the UTF-8 bytes of what the row says in words (its text, system
+    message or messages, joined as they are: no chat template). `said` is None when its messages are wrong."""
     problems, row, number, name = cell
-    if _integer(row.get("prompt")) != "empty" or "text" not in header:
+    if _integer(row.get("prompt")) != "empty" or not set(PROMPT_TEXT) & set(header):
         return _bounded(*cell, "prompt", 1, MAX_TOKENS)
-    if text is None:
+    if said is None:
+        return None
+    if not said:
         problems.append(Problem("no_prompt", number, name, "prompt"))
         return None
-    return len(text.encode("utf-8", errors="replace"))
+    return count(BYTES, apply_template("none", said))
+
+
+def _conversation_cells(cell: tuple, text: str | None) -> tuple[str | None, str | None, tuple | None]:
+    """A row's system message, its messages (as compact JSON) and all it says (None when that cannot be read):
+    a conversation is given either as messages or as a text with a system message, never both. Each problem is
+    recorded."""
+    problems, row, number, name = cell
+    system = _text(row.get("system")) or None
+    raw = row.get("messages")
+    messages, parsed, bad = None, None, len(problems)
+    if isinstance(raw, list | tuple) or _text(raw):
+        try:
+            parsed = parse_messages(raw.strip() if isinstance(raw, str) else raw)
+        except MessagesError as error:
+            problems.append(Problem(error.code, number, name, "messages", error.params))
+            return system, None, None
+        if text or system:
+            problems.append(Problem("msg_and_text", number, name, "messages"))
+        messages = json.dumps([m._asdict() for m in parsed], ensure_ascii=False, separators=(",", ":"))
+    for column, value in (("system", system or ""), ("messages", messages or "")):
+        if len(value) > MAX_TEXT:
+            problems.append(Problem("too_long", number, name, column, {"max": MAX_TEXT}))
+        elif _SURROGATE.search(value):
+            problems.append(Problem("unreadable", number, name, column, {"detail": _INVALID}))
+    return system, messages, conversation(text, system, parsed) if len(problems) == bad else None
 
 
 def _optional_cells(cell: tuple, arrival: int | None, text: str | None) -> tuple:
@@ -379,4 +444,6 @@ def write_csv(trace: Trace) -> str:
 
 
 def write_json(trace: Trace) -> str:
-    return json.dumps({"requests": trace.rows()}, indent=1, ensure_ascii=False) + "\n"
+    """The trace as native JSON; a conversation is a list of messages there, not the JSON text a CSV cell holds."""
+    rows = [row | {"messages": json.loads(row["messages"])} if row.get("messages") else row for row in trace.rows()]
+    return json.dumps({"requests": rows}, indent=1, ensure_ascii=False) + "\n"

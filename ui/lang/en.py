@@ -623,6 +623,7 @@ TEXTS = {
     "prob_empty": "is empty",
     "prob_no_prompt": "is empty, and so is the text that could stand in for it",
     "prob_not_integer": "must be a whole number, got {value}",
+    "prob_not_rate": "must be a number of tokens a time unit above 0, got {value}",
     "prob_below_min": "must be at least {min}, got {value}",
     "prob_above_max": "must be at most {max}, got {value}",
     "prob_too_long": "is longer than {max} characters",
@@ -723,10 +724,10 @@ TEXTS = {
         "The worked example shows what iteration-level scheduling wins. Each win has a price, and ticks hide "
         "it: in the tick model every iteration lasts one tick, so every TPOT is 1. Here iterations take "
         "milliseconds, as on a real server: **c0 + c_prefill × prefill tokens + c_decode × decoding requests "
-        "+ c_attn × context read**. Five costs, each on a trace that shows it, each named on its chart with "
+        "+ c_attn × context read**. Seven costs, each on a trace that shows it, each named on its chart with "
         "its figure. (Lesson 1 reads the worked example's ticks as {ms} ms each.)"),
     "cost_back": "Back to the worked example",
-    "cost_running": "Simulating the five lessons…",
+    "cost_running": "Simulating the seven lessons…",
     "cost_download": "Download this table (CSV)",
     "cost_example_gantt": "The worked example in ms, continuous batching",
     "cost_continuous": "continuous",
@@ -971,8 +972,229 @@ TEXTS = {
         "metric and says where the definitions differ."),
 
     # -- Streaming backpressure and the request lifecycle --
+    "cost_stream_title": "A slow reader holds KV memory",
+    "cost_stream_named": (
+        "paused with {credits} credits, the slow request holds {blocks} of {capacity} blocks for {e2e}; others' "
+        "TTFT p50 {ttft} → {ttft_paused}"),
+    "cost_stream_story": (
+        "One client reads only **{rate} tokens a second**, while forty other requests come and go through a KV "
+        "cache of {capacity} blocks. With **no bound** on what a request may hold unread, the server makes all "
+        "{output} of the slow request's tokens in **{made}** and keeps them in an output buffer until the client "
+        "has read them (memory outside the KV cache, which the bound exists to cap). With **{credits} stream "
+        "credits**, the request may be at most {credits} tokens ahead of its client: it is **paused** for "
+        "**{paused}** of its **{e2e}**, and all that time it keeps its slot and its **{blocks} KV blocks**. The "
+        "others wait for that memory: their TTFT p50 goes from **{ttft}** to **{ttft_paused}** (p90 "
+        "{p90_paused}). **Releasing** the paused request gives its blocks back at once (others' TTFT p50 "
+        "**{ttft_released}**), but it is preempted **{preemptions}** times and **{recomputed}** tokens are "
+        "prefilled again each time its client catches up. The Gantt chart below shows the paused segments."),
+    "cost_stream_gantt": "{credits} credits, paused in place: the slow request and the first 15 others",
+    "cost_unbounded": "no bound (buffer everything)",
+    "cost_credits_paused": "credits, paused in place",
+    "cost_credits_released": "credits, paused request released",
+    "cost_col_slow_e2e": "slow one's E2E",
+    "cost_col_slow_paused": "slow one paused",
+    "cost_col_others_ttft_p50": "others' TTFT p50",
+    "cost_col_others_ttft_p90": "others' TTFT p90",
+    "rm_source_slow_reader": "a client reads slowly",
+    "rm_source_disconnect": "a client disconnects",
+    "rm_scenario_slow_reader": (
+        "Request 2's client reads {rate} tokens a second, slower than the model makes them. Policy B has "
+        "{credits} stream credits: the engine pauses request 2 whenever {credits} of its tokens are unread, and "
+        "it keeps its slot and KV blocks meanwhile (the paused segments in B's Gantt chart). Policy A has no "
+        "credits: the server runs ahead and buffers what the client has not read."),
+    "rm_scenario_disconnect": (
+        "Request 2's client goes away {after} iterations after it arrives: the engine stops it at the next "
+        "iteration boundary and frees its slot and KV blocks at once; the token made in the iteration under way "
+        "is never delivered (wasted). A runs static batching, B continuous."),
+    "opt_short_stream_credits": "{value} stream credits",
+    "opt_short_release_paused": "paused release their slot",
+    "cost_col_figure": "figure",
+    "cost_unbounded_short": "no bound",
+    "cost_credits_paused_short": "paused",
+    "cost_credits_released_short": "released",
+    "phase_paused": "paused (client)",
+    "event_disconnect": "client left",
+    "hover_event_disconnect": "<b>%{y}</b>: its client goes away at %{x}",
+    "reason_disconnected": "client left",
+    "m_disconnected": "requests whose client left",
+    "m_unsent_tokens": "tokens made, never read",
+    "col_disconnected": "client left",
+    "cfg_read_rate": "Client read rate, tokens a time unit (0 = as fast as they come)",
+    "cfg_read_rate_help": (
+        "How fast each client reads its stream, for requests whose trace has no read_rate column. With stream "
+        "credits, a request whose client falls behind stops decoding until it catches up."),
+    "stream_settings": "Streaming to clients (backpressure)",
+    "stream_about": (
+        "Each request streams its tokens to a client that reads them at its own pace: the trace's read_rate "
+        "column (tokens a time unit) or the rate below. A client may go away: the disconnect_at column. With a "
+        "policy's stream credits, a request may hold at most that many tokens its client has not read; with none "
+        "left it is paused: it keeps its batch slot and KV blocks but does not decode. Tokens made and never read "
+        "are the waste."),
+    "opt_stream_credits": "Stream credits: unread tokens a request may hold (0 = no limit)",
+    "opt_stream_credits_help": (
+        "Bounded output buffering, as a server's per-stream flow-control window: with this many tokens made and "
+        "not yet read by its client, a request does not decode (it is paused, holding its slot and KV blocks)."),
+    "opt_release_paused": "A paused request gives its slot up",
+    "opt_release_paused_help": (
+        "Instead of holding its slot and KV blocks while its client catches up, a paused request is preempted "
+        "(recompute or swap, as chosen) and queues again once its client has read enough."),
 
     # -- MoE routing --
+    "moe_settings": "MoE routing (simulated; the same for A and B)",
+    "moe_simulated_only": (
+        "Simulated only: the real-model page's tiny transformer is dense and has no experts. With experts > 0, "
+        "every iteration's tokens (prefill tokens and decode token-work, not padding) are routed, seeded, each to "
+        "top-k distinct experts chosen by a Zipf popularity. 0 experts: a dense model."),
+    "moe_formula": (
+        "Each iteration takes, on top of the cost model: **c_expert × the busiest expert's token choices + c_a2a × "
+        "the choices that cross devices** (ms). The experts are split evenly over the devices; of the choices sent "
+        "to a device, 1/devices (rounded down) come from tokens already there, the rest cross."),
+    "moe_formula_ticks": (
+        "Under the tick model every iteration stays one tick: the expert loads are routed and drawn, but cost no "
+        "time. Choose a latency model (ms) to see what they cost: c_expert × the busiest expert's choices + c_a2a "
+        "× the choices that cross devices."),
+    "cfg_moe_experts": "Experts (0 = dense, no MoE)",
+    "cfg_moe_experts_help": "Experts a token can be routed to (Mixtral has 8, DeepSeek-V3 256); at most 1,024.",
+    "cfg_moe_top_k": "Experts per token (top-k)",
+    "cfg_moe_top_k_help": "Each token goes to this many distinct experts.",
+    "cfg_moe_skew": "Popularity skew (Zipf exponent)",
+    "cfg_moe_skew_help": (
+        "0: every expert equally popular. Larger: the expert of popularity rank r is chosen in proportion to "
+        "1 / (r + 1)^skew, so a few experts get most tokens. At most 10."),
+    "cfg_moe_devices": "Devices (expert parallelism)",
+    "cfg_moe_devices_help": (
+        "The experts are split evenly over this many devices (it must divide the experts); a token choice whose "
+        "expert is on another device crosses in the all-to-all."),
+    "cfg_moe_c_expert": "c_expert (ms/choice, busiest expert)",
+    "cfg_moe_c_expert_help": (
+        "Every expert waits for the busiest one: the iteration gains c_expert × its token choices."),
+    "cfg_moe_c_a2a": "c_a2a (ms/choice crossing devices)",
+    "cfg_moe_c_a2a_help": (
+        "The all-to-all sends each choice whose expert is on another device: the iteration gains c_a2a × their "
+        "number."),
+    "cfg_moe_seed": "Routing seed",
+    "cfg_moe_seed_help": "The same trace, settings and seed give the same routing.",
+    "moe_heatmap_title": "Expert load per iteration · {policy}",
+    "moe_heatmap_first": "the first {n} of {total} iterations",
+    "moe_axis_tokens": "tokens",
+    "moe_axis_iteration": "iteration",
+    "moe_axis_expert": "expert",
+    "moe_hover": "iteration %{x} · expert %{y}: %{z} tokens",
+    "moe_heatmap_note": (
+        "Each column is one iteration, each row one expert; the colour is the tokens routed to it. A column's "
+        "busiest expert sets that iteration's expert time (c_expert × its tokens), so iterations of the same "
+        "token count can take different times."),
+    "moe_heatmap_note_ticks": (
+        "Each column is one iteration, each row one expert; the colour is the tokens routed to it. Under the tick "
+        "model these loads cost no time: choose a latency model (ms) to see what they cost."),
+    "cost_moe": "continuous batching, MoE routing",
+    "cost_moe_title": "MoE: the same batch size, different times",
+    "cost_moe_named": (
+        "{tokens} tokens each: {fast_ms} when the busiest expert takes {fast_load}, {slow_ms} when it takes "
+        "{slow_load} (+{rise})"),
+    "cost_moe_story": (
+        "A mixture-of-experts layer sends each token to its top {k} of {experts} experts; the experts work in "
+        "parallel, so the layer waits for the busiest one, and a token whose expert sits on another of the "
+        "{devices} devices crosses over in an all-to-all. The simulator adds **c_expert × the busiest expert's "
+        "token choices + c_a2a × the choices that cross devices** to each iteration (here {c_expert} and {c_a2a} "
+        "ms), popular experts being chosen more often (Zipf skew 1).\n\n"
+        "Iterations {fast} and {slow} are the fastest and the slowest of the {n} iterations that decode {tokens} "
+        "requests: both carry {tokens} tokens, {choices} expert choices and the same dense work ({dense}). In "
+        "iteration {fast} the busiest expert (expert {fast_expert}) takes {fast_load} of the choices; in iteration "
+        "{slow}, expert {slow_expert} takes {slow_load}, so it takes **{slow_ms} instead of {fast_ms}** (+{rise}). "
+        "Batch size alone cannot predict an MoE iteration's latency."),
+    "cost_moe_expert": "expert {e}",
+    "cost_moe_iteration": "iteration {n} · {ms}",
+    "cost_moe_axis": "token choices routed",
+    "cost_moe_heatmap": "Expert load per iteration (the two iterations marked)",
+    "cost_moe_mark": "#{n}",
+    "cost_col_term": "quantity",
+    "cost_col_choices": "expert choices (tokens × top-k)",
+    "cost_moe_fastest": "iteration {n} (fastest)",
+    "cost_moe_slowest": "iteration {n} (slowest)",
+    "cost_col_tokens": "tokens (requests decoding)",
+    "cost_col_busiest": "busiest expert",
+    "cost_col_busiest_load": "its token choices",
+    "cost_col_crossing": "choices crossing devices",
+    "cost_col_dense": "dense part",
+    "cost_col_expert_ms": "c_expert × busiest",
+    "cost_col_a2a_ms": "c_a2a × crossing",
+    "cost_col_total": "iteration time",
 
     # -- Tokenizer and chat template --
+    "col_system": "system message",
+    "col_messages": "messages",
+    "help_text": "The user's message: the prompt in words. With no prompt, its UTF-8 bytes are the prompt tokens.",
+    "help_system": "A system message that goes before the text (optional).",
+    "help_messages": 'A whole conversation instead of a text: [{"role": "user", "content": "..."}, ...].',
+    "prob_msg_not_json": "is not JSON: {detail}",
+    "prob_msg_not_list": 'must be a JSON list of messages, each {{"role": ..., "content": ...}}',
+    "prob_msg_bad_item": 'message {index} is not an object with a "role" and a "content"',
+    "prob_msg_bad_role": "message {index} has the role {role}; a role is system, user or assistant",
+    "prob_msg_empty": "message {index} has no text as its content",
+    "prob_msg_and_text": "holds a conversation, and the row also has a text or a system message: give one or "
+                         "the other",
+    "chat_title": "Prompts in words: chat template and tokenizer",
+    "chat_intro": (
+        "A server never counts a prompt's characters. It first wraps the messages in its model's **chat "
+        "template** (role markers, the end of each turn, the opening of the answer), then its **tokenizer** cuts "
+        "that text into tokens. That count is the prompt the scheduler admits and the prefill budget pays for. "
+        "Type a message, or pick a request of the trace that has a text, and compare two tokenizers."),
+    "chat_source": "Messages",
+    "chat_source_help": "Type a system and a user message, or take those of a request in the trace above.",
+    "chat_source_typed": "typed below",
+    "chat_source_row": "request {name}",
+    "chat_system": "System message",
+    "chat_system_help": "Optional: instructions that go before the user's message. Leave it empty for none.",
+    "chat_user": "User message",
+    "chat_example_system": "You are a helpful assistant. Answer briefly.",
+    "chat_example_user": "Write a Python function that reverses a list.",
+    "chat_template": "Chat template",
+    "chat_template_help": "How the messages become one text, as each model family's server writes it.",
+    "chat_tpl_none": "none: the text as it is",
+    "chat_tpl_chatml": "ChatML (<|im_start|>)",
+    "chat_tpl_llama3": "Llama 3 (<|eot_id|>)",
+    "chat_tpl_llama2": "Llama 2 ([INST])",
+    "chat_tokenizer": "Prompt counted with",
+    "chat_tokenizer_help": "The count that goes into the trace when you press the button below.",
+    "chat_tok_bytes": "bytes (the tiny model's)",
+    "chat_tok_classroom-bpe": "classroom BPE (subword)",
+    "chat_tokens": "{n} tokens",
+    "chat_templated": "**The templated text** ({chars} characters): what the model reads",
+    "chat_bytes_note": (
+        "One token a UTF-8 byte, 256 in all: an ASCII character is one byte, a Chinese character three "
+        "(shown as their bytes in hex, <E4>)."),
+    "chat_bpe_note": (
+        "A byte-level BPE of {vocab} tokens learned from the tiny model's corpus (Python's standard library): "
+        "frequent pieces of English and Python are one token each, each template marker is one special token."),
+    "chat_shown_first": "The first {shown} of {n} tokens are shown.",
+    "chat_ratio": "**{bytes} bytes against {bpe} BPE tokens**: {ratio} bytes a BPE token.",
+    "chat_fallback": (
+        "The {chars} characters outside ASCII are {bytes} bytes and {bpe} BPE tokens. The BPE learned from English "
+        "and Python, so it has almost no merges for other scripts: it falls back to their bytes, nearly one token "
+        "a byte. A tokenizer trained on Chinese text gives most Chinese characters one token each."),
+    "chat_empty": "Type a user message (or a system message) to see its tokens.",
+    "chat_row_bad": "The messages of request {name} cannot be read: {reason}",
+    "chat_add": "Add to the trace as a new request with a prompt of {n} tokens",
+    "chat_use": "Use {n} tokens as the prompt of request {name}",
+    "chat_use_help": (
+        "The count goes into the trace's prompt column: the scheduler admits the request when its prompt fits "
+        "the token budget and prefills that many tokens. Edit the new request's arrival and output in the table."),
+    "chat_added": "Request {name} added with a prompt of {n} tokens.",
+    "chat_used": "Request {name} now has a prompt of {n} tokens.",
+    "chat_leaves_out": (
+        "Left out: a real tokenizer turns each token into an id of its vocabulary; only the count and the pieces "
+        "matter here. The tiny model was not trained on any template: it reads the markers as plain bytes."),
+    "rm_source_chats": "messages in words",
+    "rm_template": "Chat template",
+    "rm_template_help": (
+        "Requests given in words are wrapped in this template; the model prefills exactly the templated text's "
+        "bytes."),
+    "rm_bpe_tokens": "BPE tokens",
+    "rm_bpe_tokens_help": "The classroom BPE's count of the same text, for comparison only: the model prefills bytes.",
+    "rm_prefilled": "The prompts as the model prefilled them",
+    "rm_prefilled_note": (
+        "The model is byte-level: it prefills exactly these bytes, one token a byte, template markers included. "
+        "The classroom BPE's count is shown for comparison only: this model cannot read BPE tokens."),
+    "rm_prefilled_one": "{name} · {bytes} bytes prefilled · {bpe} BPE tokens",
 }

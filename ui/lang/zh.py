@@ -607,6 +607,7 @@ TEXTS = {
     "prob_empty": "为空",
     "prob_no_prompt": "为空，可以代替它的 text 也为空",
     "prob_not_integer": "必须是整数，实际为 {value}",
+    "prob_not_rate": "必须是大于 0 的数（每个时间单位读取的 token 数），实际为 {value}",
     "prob_below_min": "不能小于 {min}，实际为 {value}",
     "prob_above_max": "不能大于 {max}，实际为 {value}",
     "prob_too_long": "超过 {max} 个字符",
@@ -707,10 +708,10 @@ TEXTS = {
         "把它藏了起来：tick 模型里每次迭代都是 1 个 tick，所以 TPOT 总是 "
         "1。这里的迭代像真实服务器一样以毫秒计：**c0 + c_prefill × prefill "
         "token 数 + c_decode × decode 请求数 + c_attn × "
-        "读取的上下文**。下面五种代价，各用一条能显出它的 trace，并在图上标出名称和数值。（第 "
+        "读取的上下文**。下面七种代价，各用一条能显出它的 trace，并在图上标出名称和数值。（第 "
         "1 课把示例的每个 tick 读作 {ms} 毫秒。）"),
     "cost_back": "回到示例推演",
-    "cost_running": "正在模拟五节课……",
+    "cost_running": "正在模拟七节课……",
     "cost_download": "下载此表（CSV）",
     "cost_example_gantt": "以毫秒计的示例推演：连续批处理",
     "cost_continuous": "连续",
@@ -969,8 +970,212 @@ TEXTS = {
         "等）。Gauge 为整个运行期间的时间加权平均；README 给出逐项对照及口径差异。"),
 
     # -- Streaming backpressure and the request lifecycle --
+    "cost_stream_title": "读得慢的客户端占住 KV 显存",
+    "cost_stream_named": (
+        "流式额度 {credits} 并原地暂停时，慢请求在 {e2e} 内占着 {capacity} 个块中的 {blocks} 个；其他请求的 TTFT "
+        "p50 {ttft} → {ttft_paused}"),
+    "cost_stream_story": (
+        "一个客户端每秒只读 **{rate} 个 token**，同时有四十个其他请求来来去去，共用 {capacity} 个块的 KV 缓存。"
+        "若**不限制**请求可积压的未读 token，服务器在 **{made}** 内就生成完慢请求的全部 {output} 个 token，"
+        "放在输出缓冲区里等客户端读（这是 KV 缓存之外的内存，额度正是为了给它设上限）。设置 **{credits} 个流式"
+        "额度**后，请求最多只能领先客户端 {credits} 个 token：在它 **{e2e}** 的生命周期里有 **{paused}** 处于"
+        "**暂停**，而这段时间它一直占着槽位和 **{blocks} 个 KV 块**。其他请求只能等这块内存：它们的 TTFT p50 "
+        "从 **{ttft}** 升到 **{ttft_paused}**（p90 {p90_paused}）。让暂停的请求**让出**资源，块立刻归还（其他"
+        "请求的 TTFT p50 **{ttft_released}**），代价是它被抢占 **{preemptions}** 次，每次客户端追上后都要重新"
+        "预填充，共 **{recomputed}** 个 token。下面的甘特图画出了暂停段。"),
+    "cost_stream_gantt": "{credits} 个额度、原地暂停：慢请求和前 15 个其他请求",
+    "cost_unbounded": "不设上限（全部缓冲）",
+    "cost_credits_paused": "设额度，原地暂停",
+    "cost_credits_released": "设额度，暂停即让出",
+    "cost_col_slow_e2e": "慢请求的 E2E",
+    "cost_col_slow_paused": "慢请求暂停时长",
+    "cost_col_others_ttft_p50": "其他请求 TTFT p50",
+    "cost_col_others_ttft_p90": "其他请求 TTFT p90",
+    "rm_source_slow_reader": "客户端读得慢",
+    "rm_source_disconnect": "客户端断开",
+    "rm_scenario_slow_reader": (
+        "请求 2 的客户端每秒读 {rate} 个 token，比模型生成得慢。策略 B 设有 {credits} 个流式额度：每当请求 2 有 "
+        "{credits} 个 token 未读，引擎就暂停它，期间它保留槽位和 KV 块（B 的甘特图中的暂停段）。策略 A 不设额度："
+        "服务器一路生成，把客户端没读的先缓冲起来。"),
+    "rm_scenario_disconnect": (
+        "请求 2 的客户端在到达后第 {after} 次迭代时离开：引擎在下一个迭代边界停止它，立即释放其槽位和 KV 块；"
+        "正在进行的那次迭代生成的 token 永远不会送达（浪费）。A 用静态批处理，B 用连续批处理。"),
+    "opt_short_stream_credits": "流式额度 {value}",
+    "opt_short_release_paused": "暂停即让出",
+    "cost_col_figure": "指标",
+    "cost_unbounded_short": "不设上限",
+    "cost_credits_paused_short": "原地暂停",
+    "cost_credits_released_short": "让出资源",
+    "phase_paused": "暂停（客户端）",
+    "event_disconnect": "客户端离开",
+    "hover_event_disconnect": "<b>%{y}</b>：客户端在 %{x} 断开",
+    "reason_disconnected": "客户端离开",
+    "m_disconnected": "客户端离开的请求",
+    "m_unsent_tokens": "生成但未被读取的 token",
+    "col_disconnected": "客户端离开",
+    "cfg_read_rate": "客户端读取速率（每个时间单位的 token 数，0 = 来多少读多少）",
+    "cfg_read_rate_help": (
+        "每个客户端读取输出流的速度，用于 trace 中没有 read_rate 列的请求。启用流式额度时，客户端跟不上的请求会"
+        "停止解码，直到客户端读完积压的 token。"),
+    "stream_settings": "流式输出到客户端（背压）",
+    "stream_about": (
+        "每个请求把 token 流式发给客户端，客户端按自己的速度读取：trace 的 read_rate 列（每个时间单位的 token 数），"
+        "或下面的默认速率。客户端可能中途离开：disconnect_at 列。若策略设置了流式额度，一个请求最多只能积压这么多"
+        "客户端尚未读取的 token；额度用完时它被暂停：保留批次槽位和 KV 块，但不解码。生成了却从未被读取的 token "
+        "就是浪费。"),
+    "opt_stream_credits": "流式额度：可积压的未读 token 数（0 = 不限）",
+    "opt_stream_credits_help": (
+        "有界的输出缓冲，如同服务器每条流的流控窗口：已生成但客户端未读的 token 达到此数时，请求不再解码"
+        "（暂停，保留槽位和 KV 块）。"),
+    "opt_release_paused": "暂停的请求让出槽位",
+    "opt_release_paused_help": (
+        "暂停的请求不再占着槽位和 KV 块等客户端，而是被抢占（按所选方式重算或换出），等客户端读够后重新排队。"),
 
     # -- MoE routing --
+    "moe_settings": "MoE 路由（模拟；A、B 相同）",
+    "moe_simulated_only": (
+        "仅为模拟：真实模型页面上的小型 Transformer 是稠密模型，没有专家。专家数大于 0 时，每次迭代的 token"
+        "（prefill token 与 decode token-work，不含填充）都按种子路由，每个 token 去往 top-k 个不同的专家，"
+        "选中概率服从 Zipf 流行度。专家数为 0 即稠密模型。"),
+    "moe_formula": (
+        "每次迭代在成本模型之外再加上：**c_expert × 最忙专家的 token 选择数 + c_a2a × 跨设备的选择数**（毫秒）。"
+        "专家平均分布在各设备上；发往某个设备的选择中，有 1/设备数（向下取整）来自本就在该设备上的 token，"
+        "其余跨设备。"),
+    "moe_formula_ticks": (
+        "在 tick 模型下，每次迭代仍是一个 tick：专家负载照常路由并绘出，但不花时间。选择延迟模型（毫秒）才能看到"
+        "它们的代价：c_expert × 最忙专家的选择数 + c_a2a × 跨设备的选择数。"),
+    "cfg_moe_experts": "专家数（0 = 稠密，无 MoE）",
+    "cfg_moe_experts_help": "token 可被路由到的专家数（Mixtral 为 8，DeepSeek-V3 为 256）；最多 1,024。",
+    "cfg_moe_top_k": "每个 token 的专家数（top-k）",
+    "cfg_moe_top_k_help": "每个 token 发往这么多个不同的专家。",
+    "cfg_moe_skew": "流行度偏斜（Zipf 指数）",
+    "cfg_moe_skew_help": (
+        "0：所有专家同样受欢迎。越大，流行度排名为 r 的专家被选中的概率正比于 1 / (r + 1)^skew，"
+        "少数专家拿到大部分 token。最大为 10。"),
+    "cfg_moe_devices": "设备数（专家并行）",
+    "cfg_moe_devices_help": (
+        "专家平均分布在这么多个设备上（须整除专家数）；若 token 选择的专家在另一个设备上，"
+        "它就要经 all-to-all 跨设备传送。"),
+    "cfg_moe_c_expert": "c_expert（毫秒/最忙专家的每个选择）",
+    "cfg_moe_c_expert_help": "所有专家都要等最忙的那个：迭代增加 c_expert × 它的 token 选择数。",
+    "cfg_moe_c_a2a": "c_a2a（毫秒/每个跨设备选择）",
+    "cfg_moe_c_a2a_help": "all-to-all 要传送所有专家在其他设备上的选择：迭代增加 c_a2a × 它们的数量。",
+    "cfg_moe_seed": "路由种子",
+    "cfg_moe_seed_help": "同样的 trace、设置和种子给出同样的路由。",
+    "moe_heatmap_title": "每次迭代的专家负载 · {policy}",
+    "moe_heatmap_first": "共 {total} 次迭代，只画前 {n} 次",
+    "moe_axis_tokens": "token 数",
+    "moe_axis_iteration": "迭代",
+    "moe_axis_expert": "专家",
+    "moe_hover": "第 %{x} 次迭代 · 专家 %{y}：%{z} 个 token",
+    "moe_heatmap_note": (
+        "每列是一次迭代，每行是一个专家；颜色表示路由到该专家的 token 数。一列中最忙的专家决定该次迭代的专家时间"
+        "（c_expert × 它的 token 数），所以 token 数相同的迭代也可能耗时不同。"),
+    "moe_heatmap_note_ticks": (
+        "每列是一次迭代，每行是一个专家；颜色表示路由到该专家的 token 数。在 tick 模型下这些负载不花时间："
+        "选择延迟模型（毫秒）才能看到它们的代价。"),
+    "cost_moe": "连续批处理 + MoE 路由",
+    "cost_moe_title": "MoE：批大小相同，耗时不同",
+    "cost_moe_named": (
+        "每次都是 {tokens} 个 token：最忙专家拿到 {fast_load} 个时 {fast_ms}，拿到 {slow_load} 个时 "
+        "{slow_ms}（+{rise}）"),
+    "cost_moe_story": (
+        "混合专家（MoE）层把每个 token 发往 {experts} 个专家中得分最高的 {k} 个；专家并行计算，所以这一层要等最忙"
+        "的专家，而专家位于 {devices} 个设备中另一设备上的 token 还要经 all-to-all 跨设备传送。模拟器为每次迭代加上 "
+        "**c_expert × 最忙专家的 token 选择数 + c_a2a × 跨设备的选择数**（这里分别为 {c_expert} 和 {c_a2a} 毫秒），"
+        "受欢迎的专家被选中得更多（Zipf 偏斜为 1）。\n\n"
+        "在 {n} 次 decode {tokens} 个请求的迭代中，第 {fast} 次最快，第 {slow} 次最慢：两者都是 {tokens} 个 token、"
+        "{choices} 个专家选择，稠密部分也相同（{dense}）。第 {fast} 次迭代中最忙的专家（专家 {fast_expert}）拿到 "
+        "{fast_load} 个选择；第 {slow} 次迭代中专家 {slow_expert} 拿到 {slow_load} 个，于是耗时 **{slow_ms} 而不是 "
+        "{fast_ms}**（+{rise}）。只看批大小，无法预测 MoE 迭代的延迟。"),
+    "cost_moe_expert": "专家 {e}",
+    "cost_moe_iteration": "第 {n} 次迭代 · {ms}",
+    "cost_moe_axis": "路由到的 token 选择数",
+    "cost_moe_heatmap": "每次迭代的专家负载（标出这两次迭代）",
+    "cost_moe_mark": "#{n}",
+    "cost_col_term": "项目",
+    "cost_col_choices": "专家选择数（token 数 × top-k）",
+    "cost_moe_fastest": "第 {n} 次迭代（最快）",
+    "cost_moe_slowest": "第 {n} 次迭代（最慢）",
+    "cost_col_tokens": "token 数（decode 的请求数）",
+    "cost_col_busiest": "最忙专家",
+    "cost_col_busiest_load": "其 token 选择数",
+    "cost_col_crossing": "跨设备选择数",
+    "cost_col_dense": "稠密部分",
+    "cost_col_expert_ms": "c_expert × 最忙",
+    "cost_col_a2a_ms": "c_a2a × 跨设备",
+    "cost_col_total": "迭代时间",
 
     # -- Tokenizer and chat template --
+    "col_system": "系统消息",
+    "col_messages": "消息列表",
+    "help_text": "用户消息：用文字给出的 prompt。没有填 prompt 时，它的 UTF-8 字节数就是 prompt 的 token 数。",
+    "help_system": "放在用户消息之前的系统消息（可选）。",
+    "help_messages": '用一整段对话代替 text：[{"role": "user", "content": "..."}, ...]。',
+    "prob_msg_not_json": "不是合法的 JSON：{detail}",
+    "prob_msg_not_list": '必须是一个消息的 JSON 列表，每条形如 {{"role": ..., "content": ...}}',
+    "prob_msg_bad_item": '第 {index} 条消息不是带 "role" 和 "content" 的对象',
+    "prob_msg_bad_role": "第 {index} 条消息的角色是 {role}；角色只能是 system、user 或 assistant",
+    "prob_msg_empty": "第 {index} 条消息的内容不是非空文本",
+    "prob_msg_and_text": "已经给了一段对话，这一行却还有 text 或系统消息：二者只能给一种",
+    "chat_title": "用文字给出的 prompt：chat template 与 tokenizer",
+    "chat_intro": (
+        "服务器从不按字符数计算 prompt。它先用模型的 **chat template** 把消息包装起来（角色标记、每轮的结束符、"
+        "回答的开头），再由 **tokenizer** 把这段文本切成 token。切出来的数目，才是调度器准入时看的 prompt 长度，"
+        "也是 prefill 预算要支付的量。输入一条消息，或从 trace 中选一个带文本的请求，比较两种 tokenizer。"),
+    "chat_source": "消息",
+    "chat_source_help": "在下面输入系统消息和用户消息，或者取上方 trace 中某个请求的消息。",
+    "chat_source_typed": "在下面输入",
+    "chat_source_row": "请求 {name}",
+    "chat_system": "系统消息",
+    "chat_system_help": "可选：放在用户消息之前的指令。留空表示没有。",
+    "chat_user": "用户消息",
+    "chat_example_system": "你是一个乐于助人的助手，回答要简短。",
+    "chat_example_user": "用 Python 写一个反转列表的函数。",
+    "chat_template": "对话模板（chat template）",
+    "chat_template_help": "各模型家族的服务器怎样把多条消息拼成一段文本。",
+    "chat_tpl_none": "无：文本原样使用",
+    "chat_tpl_chatml": "ChatML（<|im_start|>）",
+    "chat_tpl_llama3": "Llama 3（<|eot_id|>）",
+    "chat_tpl_llama2": "Llama 2（[INST]）",
+    "chat_tokenizer": "prompt 的计数方式",
+    "chat_tokenizer_help": "按下方按钮时写入 trace 的就是这个计数。",
+    "chat_tok_bytes": "字节（小模型的 tokenizer）",
+    "chat_tok_classroom-bpe": "课堂 BPE（子词）",
+    "chat_tokens": "{n} 个 token",
+    "chat_templated": "**套用模板后的文本**（{chars} 个字符）：模型读到的就是它",
+    "chat_bytes_note": (
+        "每个 UTF-8 字节一个 token，共 256 个：一个 ASCII 字符占 1 字节，一个汉字占 3 字节"
+        "（以十六进制字节显示，如 <E4>）。"),
+    "chat_bpe_note": (
+        "在小模型的语料（Python 标准库源码）上学出的字节级 BPE，共 {vocab} 个 token：常见的英文和 Python "
+        "片段各占一个 token，模板的每个标记是一个特殊 token。"),
+    "chat_shown_first": "只显示 {n} 个 token 中的前 {shown} 个。",
+    "chat_ratio": "**{bytes} 个字节，对应 {bpe} 个 BPE token**：平均每个 BPE token {ratio} 个字节。",
+    "chat_fallback": (
+        "这里 {chars} 个非 ASCII 字符占 {bytes} 个字节、{bpe} 个 BPE token。这个 BPE 只在英文和 Python 上学习过，"
+        "几乎没有学到其他文字的合并规则，只能退回到字节：差不多一个字节一个 token。用中文语料训练的 tokenizer，"
+        "大多数汉字只占一个 token。"),
+    "chat_empty": "输入一条用户消息（或系统消息），就能看到它的 token。",
+    "chat_row_bad": "请求 {name} 的消息无法读取：{reason}",
+    "chat_add": "作为新请求加入 trace，prompt 为 {n} 个 token",
+    "chat_use": "把 {n} 个 token 用作请求 {name} 的 prompt",
+    "chat_use_help": (
+        "这个计数会写进 trace 的 prompt 列：调度器在 prompt 放得进 token 预算时才准入该请求，并 prefill 这么多 "
+        "token。新请求的到达时间和输出长度可以在表格里修改。"),
+    "chat_added": "已加入请求 {name}，prompt 为 {n} 个 token。",
+    "chat_used": "请求 {name} 的 prompt 现在是 {n} 个 token。",
+    "chat_leaves_out": (
+        "没有模拟的部分：真实的 tokenizer 会把每个 token 换成词表中的 id；这里只关心个数和切分方式。"
+        "小模型没有用任何模板训练过：它把这些标记当作普通字节来读。"),
+    "rm_source_chats": "文字消息",
+    "rm_template": "对话模板（chat template）",
+    "rm_template_help": "用文字给出的请求会套用这个模板；模型 prefill 的正是套用模板后文本的字节。",
+    "rm_bpe_tokens": "BPE token 数",
+    "rm_bpe_tokens_help": "课堂 BPE 对同一段文本的计数，仅作对比：模型 prefill 的是字节。",
+    "rm_prefilled": "模型实际 prefill 的 prompt",
+    "rm_prefilled_note": (
+        "模型是字节级的：它 prefill 的正是下面这些字节，一个字节一个 token，模板标记也不例外。"
+        "课堂 BPE 的计数只作对比：这个模型读不了 BPE token。"),
+    "rm_prefilled_one": "{name} · prefill 了 {bytes} 个字节 · {bpe} 个 BPE token",
 }
