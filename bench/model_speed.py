@@ -1,7 +1,8 @@
-"""The real model's engine on this machine's CPU (or its GPU): static vs continuous batching on the same
-48-request trace (outputs 2 to 120 tokens, at most 16 running), against serving the requests one at a time, and
-the share of iteration time spent outside the model. Goals: continuous >= 1.5x static, batched >= 3x one at a
-time, scheduling and bookkeeping <= 10% of iteration time. Medians of several runs after a warm-up.
+"""The real model's engine on this machine's CPU (or its GPU): static vs continuous batching (plain, and
+speculative with k = 2 draft tokens) on the same 48-request trace (outputs 2 to 120 tokens, at most 16 running),
+against serving the requests one at a time, and the share of iteration time spent outside the model. Goals:
+continuous >= 1.5x static, batched >= 3x one at a time, time outside the model <= 10% of iteration time.
+Medians of several runs after a warm-up.
 Usage: python bench/model_speed.py [--runs N] [--device cpu|cuda]
 """
 import argparse

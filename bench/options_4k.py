@@ -21,17 +21,15 @@ same way.
 Usage: python bench/options_4k.py [--runs N] [--requests N] [--seed S]
 """
 import argparse
-import importlib
-import importlib.util
 import math
 import random
-import sys
-import types
 from collections.abc import Callable
 from dataclasses import replace
 
-from common import SHARED, median_time
+from common import median_time
 
+from kit import nano_oracle
+from kit.nano_oracle import Setup
 from sim.core.config import COST_PRESETS, Config, Policy
 from sim.core.engine import simulate
 from sim.trace.trace import Request, Trace
@@ -40,7 +38,8 @@ GOAL_S = 0.3
 BUDGET, MAX_SEQS = 512, 64
 PROMPT, OUTPUT, GAP = (1, 200), (1, 60), (0, 3)
 KV = {"kv_blocks": 100_000, "block_size": 16}
-NANO_VLLM = SHARED / "oracles" / "nano-vllm"
+# nano-vllm's budgets: room for max_num_seqs of the longest requests at once (never the limit)
+NANO_SETUP = Setup(MAX_SEQS, BUDGET, KV["block_size"], MAX_SEQS * math.ceil((PROMPT[1] + OUTPUT[1]) / KV["block_size"]))
 
 
 def make_trace(n: int, seed: int) -> Trace:
@@ -79,6 +78,8 @@ def cases(seed: int) -> dict[str, tuple[Config, Policy]]:
         "linear small-gpu": (replace(plain, cost=small_gpu), Policy()),
         "linear small-gpu, c_attn 0": (replace(plain, cost=replace(small_gpu, c_attn=0.0)), Policy()),
         "static": (plain, Policy(batching="static")),
+        "preset nano-vllm": (replace(plain, kv_blocks=NANO_SETUP.num_blocks, block_size=NANO_SETUP.block_size),
+                             Policy(preset="nano-vllm")),
         "stream credits 8, clients read 0.5 a tick": (replace(plain, read_rate=0.5), Policy(stream_credits=8)),
         "stream credits 8 released, kv overcommit": (replace(kv, read_rate=0.5),
                                                      replace(overcommit, stream_credits=8, release_paused=True)),
@@ -90,55 +91,14 @@ def cases(seed: int) -> dict[str, tuple[Config, Policy]]:
     }
 
 
-def nano_vllm_run(trace: Trace) -> Callable[[], int] | str:
-    """A function that steps nano-vllm's Scheduler through the trace and returns the ticks it took, or why
-    it cannot be run here. Its files stay where they are: they go on sys.path under stand-in modules for the
-    parts of the nanovllm package that need a GPU (its README's recipe)."""
-    if not (NANO_VLLM / "nanovllm" / "engine" / "scheduler.py").exists():
-        return f"{NANO_VLLM} is not present"
-    for needed in ("numpy", "xxhash"):  # its block manager hashes token ids with them (not the project's needs)
-        if importlib.util.find_spec(needed) is None:
-            return f"it needs {needed} (pip install {needed})"
-    package, engine, config = (types.ModuleType(name) for name in ("nanovllm", "nanovllm.engine", "nanovllm.config"))
-    package.__path__ = [str(NANO_VLLM / "nanovllm")]
-    engine.__path__ = [str(NANO_VLLM / "nanovllm" / "engine")]
-
-    class NanoConfig:
-        max_num_seqs = MAX_SEQS
-        max_num_batched_tokens = BUDGET
-        eos = -1
-        kvcache_block_size = KV["block_size"]
-        # room for max_num_seqs of the longest requests at once: never the limit
-        num_kvcache_blocks = MAX_SEQS * math.ceil((PROMPT[1] + OUTPUT[1]) / KV["block_size"])
-
-    config.Config = NanoConfig
-    sys.modules.update({"nanovllm": package, "nanovllm.engine": engine, "nanovllm.config": config})
-    sys.path.insert(0, str(NANO_VLLM))
-    # Imported by name: the oracle lives in ../shared, not among the project's requirements.
-    Scheduler = importlib.import_module("nanovllm.engine.scheduler").Scheduler
-    Sequence = importlib.import_module("nanovllm.engine.sequence").Sequence
-    SamplingParams = importlib.import_module("nanovllm.sampling_params").SamplingParams
-
-    Sequence.set_block_size(KV["block_size"])
-    # Each request's own token id, so the prefix cache finds no block shared between two prompts.
-    requests = [(r.arrival, [i + 1] * r.prompt, SamplingParams(max_tokens=r.output, ignore_eos=True))
-                for i, r in enumerate(trace)]
-
-    def run() -> int:
-        scheduler = Scheduler(NanoConfig())
-        tick, i, n = 0, 0, len(requests)
-        while i < n or not scheduler.is_finished():
-            if scheduler.is_finished() and requests[i][0] > tick:
-                tick = requests[i][0]  # nothing to run until the next arrival
-            while i < n and requests[i][0] <= tick:
-                scheduler.add(Sequence(requests[i][1], requests[i][2]))
-                i += 1
-            seqs, _ = scheduler.schedule()
-            scheduler.postprocess(seqs, [0] * len(seqs))
-            tick += 1
-        return tick
-
-    return run
+def nano_vllm_run(trace: Trace) -> Callable[[], list] | str:
+    """A function that steps nano-vllm's own Scheduler through the trace (kit/nano_oracle.py), or why it cannot
+    be run here. Each request's own token id, so the prefix cache finds no block shared between two prompts."""
+    why = nano_oracle.missing()
+    if why is not None:
+        return why
+    requests = [(r.arrival, [i + 1] * r.prompt, r.output) for i, r in enumerate(trace)]
+    return lambda: nano_oracle.run(requests, NANO_SETUP)
 
 
 def main():
@@ -166,7 +126,8 @@ def main():
     if isinstance(nano, str):
         print(f"nano-vllm baseline skipped: {nano}")
         return
-    nano_s, ticks = median_time(nano, runs=args.runs)
+    nano_s, emitted = median_time(nano, runs=args.runs)
+    ticks = max(times[-1] for times in emitted)
     print(f"nano-vllm Scheduler (reference, no model): {nano_s:.3f} s median of {args.runs}, {ticks:,} ticks; "
           f"plain takes {plain_s / nano_s:.2f}x its time")
 

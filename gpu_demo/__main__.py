@@ -81,13 +81,7 @@ def _run(args) -> str:
 
         compared = compare(result, trace, policy, args.arrival_unit, args.cost_profile)
     if not args.json:
-        lines = [f"device {result.device} ({result.dtype}), {result.iterations} iterations, "
-                 f"{result.tokens_per_second:.0f} tokens/s, outside the model {result.overhead_share:.1%}"]
-        lines += [f"{r.name}: ttft {r.ttft:.1f} ms, tpot {r.tpot:.2f} ms, {out!r}"
-                  for r, out in zip(metrics.requests, result.outputs) if r.ttft is not None]
-        if compared is not None:
-            lines += _comparison_lines(*compared[:2])
-        return "\n".join(lines)
+        return _text(result, metrics, compared)
     document = run_json(result.schedule, metrics)
     if compared is not None:
         document["comparison"], document["cost_profile"] = compared[:2]
@@ -97,7 +91,50 @@ def _run(args) -> str:
     for row, prompt, text in zip(document["requests"], prompts, result.outputs):
         row["prompt_text"] = prompt.decode("utf-8", errors="replace")  # exactly the bytes it prefilled
         row["output_text"] = text.decode("utf-8", errors="replace")
+    document.update(_options_json(result, policy, document["requests"]))
     return json.dumps(document)
+
+
+def _text(result, metrics, compared) -> str:
+    lines = [f"device {result.device} ({result.dtype}), {result.iterations} iterations, "
+             f"{result.tokens_per_second:.0f} tokens/s, outside the model {result.overhead_share:.1%}"]
+    if result.acceptance_rate is not None:
+        lines.append(f"speculative decoding: {sum(result.accepted)} of {result.proposed} draft tokens accepted "
+                     f"({result.acceptance_rate:.0%})")
+    if result.swaps:
+        lines.append(f"swap: {len(result.swaps)} copies of KV blocks, {sum(c.ms for c in result.swaps):.2f} ms")
+    if metrics.prefix_queried:
+        lines.append(f"prefix cache: {metrics.prefix_hits} of {metrics.prefix_queried} prompt tokens found "
+                     f"({metrics.prefix_hit_rate:.0%}), {metrics.prefill_tokens} prefilled")
+    lines += [f"{r.name}: ttft {r.ttft:.1f} ms, tpot {r.tpot:.2f} ms, {out!r}"
+              for r, out in zip(metrics.requests, result.outputs) if r.ttft is not None]
+    if compared is not None:
+        lines += _comparison_lines(*compared[:2])
+    return "\n".join(lines)
+
+
+def _options_json(result, policy, rows: list[dict]) -> dict:
+    """What the engine's options did, where they are on: speculative decoding (drafts proposed and accepted,
+    overall and per request), swap preemption (every copy, timed) and CUDA-graph buckets (which iterations
+    replayed a graph, and the padding rows computed for them)."""
+    out = {}
+    if policy.spec_tokens:
+        accepted = sum(result.accepted)
+        out["spec"] = {"proposed": result.proposed, "accepted": accepted, "acceptance_rate": result.acceptance_rate}
+        for row, n in zip(rows, result.accepted):
+            row["accepted"] = n
+    if policy.preempt == "swap":
+        out["swaps"] = [{"request": rows[c.request]["name"], "direction": c.direction, "blocks": c.blocks,
+                         "start": c.start, "ms": c.ms} for c in result.swaps]
+    if policy.graph_buckets:
+        decodes = [t for t in result.timings if t.decode_rows and not t.prefill_rows]
+        out["graphs"] = {"buckets": list(policy.graph_buckets), "captured": result.graphs == "replayed",
+                         "replayed_iterations": sum(t.graph for t in result.timings),
+                         "eager_decode_iterations": sum(not t.graph for t in decodes),
+                         "padding_rows": sum(t.graph_padding for t in result.timings),
+                         "note": "CUDA graphs need a CUDA device: every batch ran eagerly, its padded rows "
+                                 "computed" if result.graphs == "cpu" else ""}
+    return out
 
 
 def _comparison_lines(figures: dict, about: dict) -> list[str]:

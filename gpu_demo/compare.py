@@ -66,6 +66,13 @@ def disturbance(result: EngineRun, cost: CostModel, document: dict) -> dict:
             "flagged": stray > DISTURBED * quiet}
 
 
+def measured_policy(policy: Policy, result: EngineRun) -> Policy:
+    """The policy the simulator predicts a run with: a speculative run's acceptance rate as the engine measured
+    it (the simulator draws each step's acceptance at that rate), so that both describe the same run."""
+    rate = result.acceptance_rate
+    return policy if rate is None else replace(policy, spec_accept=round(rate, 4))
+
+
 def compare(result: EngineRun, trace: Trace, policy: Policy, arrival_unit: str,
             profile: str | Path | None = None) -> tuple[dict, dict, Schedule]:
     """The run's figures measured beside predicted (`comparison`), what predicted them (the profile, and whether
@@ -73,7 +80,7 @@ def compare(result: EngineRun, trace: Trace, policy: Policy, arrival_unit: str,
     path = Path(profile) if profile else default_profile(result.device, result.dtype)
     document = read_profile(path)
     cost = profile_cost(document)
-    predicted = predict(trace, result.schedule.config, policy, cost, arrival_unit)
+    predicted = predict(trace, result.schedule.config, measured_policy(policy, result), cost, arrival_unit)
     about = {"path": str(path), "source": cost.source, "coefficients": document["coefficients"],
              "loop_ms": document.get("loop_ms", 0.0), "held_out_error_percent": document.get("held_out_error_percent"),
              **disturbance(result, cost, document)}

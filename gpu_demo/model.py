@@ -96,31 +96,42 @@ class PackedBatch:
     tokens: torch.Tensor  # (T,) token ids
     positions: torch.Tensor  # (T,) position of each token in its sequence
     write_slots: torch.Tensor  # (T,) cache slot each token's K and V go to
-    query_index: torch.Tensor  # (R, Q) packed index of each group's tokens (padded)
-    query_valid: torch.Tensor  # (R, Q) which of those are real
+    query_index: torch.Tensor | None  # (R, Q) packed index of each group's tokens (padded); None: one token a
+    query_valid: torch.Tensor | None  # (R, Q) which of those are real      group, the packed rows are the groups
     key_slots: torch.Tensor  # (R, L) cache slots each group reads (padded)
     mask: torch.Tensor  # (R, 1, Q, L) True where a token may attend a slot (causal within its sequence)
     out_rows: torch.Tensor  # (N,) packed rows whose next-token logits are wanted
 
 
-def forward_packed(model: GPT, batch: PackedBatch, cache_k: torch.Tensor, cache_v: torch.Tensor) -> torch.Tensor:
+def forward_packed(model: GPT, batch: PackedBatch, cache_k: torch.Tensor, cache_v: torch.Tensor,
+                   layers: int | None = None) -> torch.Tensor:
     """One forward pass over a packed batch with a paged KV cache: every projection and MLP runs once on all
-    T tokens, attention runs once for all groups (padded to the longest). Returns (N, vocab) logits."""
+    T tokens, attention runs once for all groups (padded to the longest). Returns (N, vocab) logits. With one
+    token a group (decodes and padding rows: `query_index` is None) no row is gathered or scattered, and no
+    shape depends on the data, so the pass can be captured as a CUDA graph. `layers`: only the first blocks
+    run, then the final norm and head read their output (an early exit: self-speculation's draft)."""
     x = model.wte(batch.tokens) + model.wpe(batch.positions)
     t, c = x.shape
     h = model.config.n_head
-    flat = batch.query_index[batch.query_valid]  # packed order of the valid query rows
-    for layer, block in enumerate(model.blocks):
+    single = batch.query_index is None
+    flat = None if single else batch.query_index[batch.query_valid]  # packed order of the valid query rows
+    groups, longest = batch.key_slots.shape
+    slots = batch.key_slots.reshape(-1)  # (a flat index: index_select gathers rows far quicker than [index])
+    for layer, block in enumerate(model.blocks if layers is None else model.blocks[:layers]):
         q, k, v = block.qkv(block.ln_1(x)).split(c, dim=1)
         cache_k[layer].index_copy_(0, batch.write_slots, k.view(t, h, -1))
         cache_v[layer].index_copy_(0, batch.write_slots, v.view(t, h, -1))
-        queries = q.view(t, h, -1)[batch.query_index].transpose(1, 2)  # (R, H, Q, D)
-        keys = cache_k[layer][batch.key_slots].transpose(1, 2)  # (R, H, L, D)
-        values = cache_v[layer][batch.key_slots].transpose(1, 2)
-        y = F.scaled_dot_product_attention(queries, keys, values, attn_mask=batch.mask)
-        y = y.transpose(1, 2)[batch.query_valid]  # (T, H, D), in the order of `flat`
-        out = torch.empty_like(y)
-        out[flat] = y
-        x = x + block.proj(out.reshape(t, c))
+        keys = cache_k[layer].index_select(0, slots).view(groups, longest, h, -1).transpose(1, 2)  # (R, H, L, D)
+        values = cache_v[layer].index_select(0, slots).view(groups, longest, h, -1).transpose(1, 2)
+        if single:
+            queries = q.reshape(t, h, 1, -1)  # (R, H, 1, D)
+            out = F.scaled_dot_product_attention(queries, keys, values, attn_mask=batch.mask).reshape(t, c)
+        else:
+            queries = q.reshape(t, c).index_select(0, batch.query_index.view(-1))
+            queries = queries.view(groups, -1, h, c // h).transpose(1, 2)  # (R, H, Q, D)
+            y = F.scaled_dot_product_attention(queries, keys, values, attn_mask=batch.mask)
+            y = y.transpose(1, 2)[batch.query_valid]  # (T, H, D), in the order of `flat`
+            out = torch.empty_like(y).index_copy_(0, flat, y).reshape(t, c)
+        x = x + block.proj(out)
         x = x + block.mlp(block.ln_2(x))
-    return model.lm_head(model.ln_f(x[batch.out_rows]))
+    return model.lm_head(model.ln_f(x.index_select(0, batch.out_rows)))

@@ -24,6 +24,7 @@ from sim.core.iteration import Iteration
 from sim.core.kv import blocks_for
 from sim.trace.generate import Uniform, generate
 
+from .batch import Sequences
 from .engine import _pack, run
 from .kv_cache import PagedKVCache
 from .model import GPT, forward_packed
@@ -78,7 +79,8 @@ def design_row(rows: int, groups: int, query: int, longest: int) -> list[float]:
 class Timer:
     """One shape, laid out once as the engine would hold it (a KV cache, block tables, token sequences, the
     Iteration): `once()` times the engine's batch building + forward pass + greedy pick for it, in ms, the
-    device synchronized before each clock read."""
+    device synchronized before each clock read. A pure decode is timed as the engine runs one after another: the
+    last decode batch moved on (gpu_demo.batch.Steady)."""
 
     def __init__(self, model: GPT, shape: Shape):
         self.model, self.shape = model, shape
@@ -86,25 +88,34 @@ class Timer:
         self.device = param.device
         requests = len(shape.prefill) + len(shape.decode)
         per = blocks_for(features(shape)[3] + 1, BLOCK_SIZE)
-        self.cache = PagedKVCache(model.config, requests * per, BLOCK_SIZE, param.device, param.dtype)
+        self.cache = PagedKVCache(model.config, requests * per, BLOCK_SIZE, param.device, param.dtype, requests)
         tables = {i: list(range(i * per, (i + 1) * per)) for i in range(requests)}
-        self.sequences = [[65 + (i + j) % 26 for j in range(per * BLOCK_SIZE)] for i in range(requests)]
+        lengths = [min(per * BLOCK_SIZE, self.cache.row)] * len(shape.prefill) + list(shape.decode)
+        self.sequences = Sequences([bytes(65 + (i + j) % 26 for j in range(n)) for i, n in enumerate(lengths)],
+                                   self.cache.row, param.device)
         chunks = [(i, first, n) for i, (first, n) in enumerate(shape.prefill)]
         self.it = Iteration(prefill=chunks, decoding=list(range(len(shape.prefill), requests)),
                             prefill_emits=[i for i, _, _ in chunks], blocks=tables)
+        self.done = [0] * len(shape.prefill) + [c - 1 for c in shape.decode]
+        self.steady = self.made = None
+        if not shape.prefill:  # the decode before this one, whose batch this one moves on
+            packed = _pack(self.it, self.cache, self.sequences, list(self.done), self.device)
+            self.sequences.append(packed.emitters, packed.emit_at * 0 + 66, packed.emit_at)
+            self.steady, self.made = self.sequences.steady, self.sequences.made
         self.sync = torch.cuda.synchronize if param.device.type == "cuda" else (lambda: None)
 
     def once(self) -> float:
-        done = [0] * len(self.shape.prefill) + [c - 1 for c in self.shape.decode]
+        done = list(self.done)
+        self.sequences.steady, self.sequences.made = self.steady, self.made
         self.sync()
         start = time.perf_counter()
-        batch, _, _ = _pack(self.it, self.cache, self.sequences, done, self.device)
-        with torch.no_grad():
-            forward_packed(self.model, batch, self.cache.k, self.cache.v).argmax(dim=-1).tolist()
+        batch = _pack(self.it, self.cache, self.sequences, done, self.device).batch
+        forward_packed(self.model, batch, self.cache.k, self.cache.v).argmax(dim=-1).tolist()
         self.sync()
         return (time.perf_counter() - start) * 1000
 
 
+@torch.inference_mode()  # as the engine runs
 def time_shapes(model: GPT, shapes: list[Shape], repeats: int) -> list[list[float]]:
     """Each shape's timings (ms) over `repeats` rounds, after one warm-up round left out. A round times every
     shape once, so a machine that speeds up or slows down over the minute moves all shapes alike instead of
@@ -208,8 +219,8 @@ def path_for(device: str, dtype: str) -> Path:
     return PROFILES / f"{device}-{dtype}.json"
 
 
-def save(document: dict, path: Path | None = None) -> Path:
-    path = path or path_for(document["device"], document["dtype"])
+def save(document: dict, path: str | Path | None = None) -> Path:
+    path = Path(path) if path else path_for(document["device"], document["dtype"])
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(document, indent=1) + "\n")
     return path

@@ -25,12 +25,15 @@ st.markdown(t("sw_intro"))
 st.info(t("sw_default_note"), icon="🎯")
 
 st.header(t("sw_trace"), divider="gray")
+st.button(t("sw_prefix_example"), icon="🧩", key="sw_prefix_example", on_click=capacity.load_prefix_example,
+          help=t("sw_prefix_example_help"))
 source = persisted(st.radio, t("sw_source"), "sw_source", options=("generated", "upload", "lab"), horizontal=True,
                    format_func=lambda k: t(f"sw_source_{k}"))
 trace = None
 if source == "generated":
     with st.expander(t("sw_generator")):
-        generator_tab("sw_gen", lambda made: state.__setitem__("sw_generated", made), **capacity.DEFAULT_TRACE)
+        generator_tab("sw_gen", lambda made: state.update(sw_generated=made, sw_generated_block=None),
+                      **capacity.DEFAULT_TRACE)
     trace = state["sw_generated"]
 elif source == "upload":
     upload_tab("sw_up", lambda made: capacity.adopt(made, "sw_uploaded", "sw_policies", "sw_policies_now",
@@ -72,7 +75,8 @@ limits = [persisted(column.number_input, t(f"cfg_slo_{name}", unit=unit), f"sw_s
           for column, name in ((s2, "ttft"), (s3, "tpot"), (s4, "e2e"))]
 target = persisted(s5.slider, t("sw_target"), "sw_target", min_value=50, max_value=100, step=5, format="%d%%",
                    help=t("sw_target_help"))
-chosen, problems = capacity.entries(edited, first, SLO(*(v or None for v in limits)), cost)
+chosen, problems = capacity.entries(edited, first, SLO(*(v or None for v in limits)), cost,
+                                    capacity.prefix_block(source, lab_state.settings().prefix_block))
 if cost_kind == "profile" and cost is None:
     problems.append(t("cost_profile_missing", path=str(cost_profile.SHIPPED)))
 for problem in problems:

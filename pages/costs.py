@@ -1,7 +1,7 @@
 """What it costs: the price of continuous batching, one lesson a cost, each measured in milliseconds."""
 import streamlit as st
 
-from ui import costs, stream_lesson
+from ui import costs, prefix_lesson, stream_lesson
 from ui.boot import through_app
 from ui.charts import gantt
 from ui.i18n import language, t
@@ -17,7 +17,8 @@ def lessons(lang: str) -> tuple[list[costs.Lesson], object]:
     return [costs.interference_lesson(interference), costs.jitter_lesson(costs.jitter()),
             costs.hol_lesson(costs.hol()), costs.kv_lesson(costs.kv_pressure()),
             costs.work_lesson(costs.scheduler_work()), costs.moe_lesson(costs.moe_run()),
-            stream_lesson.stream_lesson(stream_lesson.stream_runs())], interference[0].schedule
+            stream_lesson.stream_lesson(stream_lesson.stream_runs()),
+            prefix_lesson.lpm_lesson(prefix_lesson.lpm_runs())], interference[0].schedule
 
 
 st.title(t("cost_title"))

@@ -15,6 +15,7 @@ from ui.problems import problem_table
 from ui.real_model import (
     DISCONNECT_AFTER,
     MAX_REQUESTS,
+    SHARED_SYSTEM,
     SLOW_READER,
     STREAM_CREDITS,
     bpe_counts,
@@ -29,6 +30,7 @@ from ui.real_model import (
     run_both,
     run_config,
     shared_model,
+    show_options,
 )
 from ui.tables import policy_title
 from ui.text import md_escape
@@ -58,12 +60,12 @@ except ConfigError as error:
 
 st.header(t("rm_trace"), divider="gray")
 with presenter.options(t("presenter_options")):
-    source = st.radio(t("rm_source"), ("mixed", "short_chats", "long_outputs", "chats", "slow_reader", "disconnect",
-                                       "lab"), horizontal=True, key="rm_source", on_change=choose_scenario,
-                      format_func=lambda k: t(f"rm_source_{k}"))
-    if source in ("slow_reader", "disconnect"):
+    source = st.radio(t("rm_source"), ("mixed", "short_chats", "long_outputs", "chats", "shared_prompt",
+                                       "slow_reader", "disconnect", "lab"), horizontal=True, key="rm_source",
+                      on_change=choose_scenario, format_func=lambda k: t(f"rm_source_{k}"))
+    if source in ("slow_reader", "disconnect", "shared_prompt"):
         st.caption(t(f"rm_scenario_{source}", rate=f"{SLOW_READER * 1000:g}", credits=STREAM_CREDITS,
-                     after=DISCONNECT_AFTER))
+                     after=DISCONNECT_AFTER, system=md_escape(SHARED_SYSTEM)))
     s1, s2 = st.columns(2)
     seed = s1.number_input(t("rm_prompt_seed"), 0, 10**6, 0, key="rm_prompt_seed", help=t("rm_prompt_seed_help"))
     template = s2.selectbox(t("rm_template"), list(TEMPLATES), key="rm_template",
@@ -96,10 +98,11 @@ with st.expander(t("rm_prefilled")):
 
 st.header(t("lab_budgets"), divider="gray")
 with presenter.options(t("presenter_options")):
-    b1, b2, b3 = st.columns(3)
+    b1, b2, b3, b4 = st.columns(4)
     budget = b1.number_input(t("cfg_budget"), 1, 100_000, 512, key="rm_budget", help=t("cfg_budget_help"))
     max_seqs = b2.number_input(t("cfg_max_seqs"), 0, 1024, 8, key="rm_max_seqs", help=t("cfg_max_seqs_help"))
-    first = b3.radio(t("cfg_first_token"), ("decode", "prefill"), key="rm_first", horizontal=True,
+    kv_blocks = b3.number_input(t("rm_kv_blocks"), 0, 100_000, 0, key="rm_kv_blocks", help=t("rm_kv_blocks_help"))
+    first = b4.radio(t("cfg_first_token"), ("decode", "prefill"), key="rm_first", horizontal=True,
                      format_func=lambda k: t(f"first_{k}"), help=t("cfg_first_token_help"))
     for column, side in zip(st.columns(2), "ab"):
         with column:
@@ -112,7 +115,7 @@ go.button(t("rm_run"), type="primary", key="rm_run", on_click=st.session_state._
 if st.session_state.pop("rm_run_asked", False):
     stop.button(t("rm_stop"), key="rm_stop", help=t("rm_stop_help"))  # any click reruns the page: the run stops
     try:
-        config = run_config(budget, max_seqs, first)
+        config = run_config(budget, max_seqs, first, kv_blocks)
         results = run_both(model, trace, prompts, config, policies, arrival_unit)
         st.session_state["rm_results"] = (results, config, policies, trace, arrival_unit)
     except (TraceError, ConfigError) as error:
@@ -129,6 +132,7 @@ else:
         column.metric(t("rm_tokens_per_s", label=label), f"{r.tokens_per_second:.0f}",
                       help=t("rm_overhead", share=f"{r.overhead_share:.1%}"))
     lab_results.show(runs, ran, measured=True, page="rm")
+    show_options(results, ran, [r.name for r in results[0].schedule.requests])
     st.subheader(t("rm_prediction"))
     path = profile_path(results[0].device, results[0].dtype)
     if path is None:

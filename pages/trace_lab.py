@@ -49,7 +49,8 @@ with presenter.options(t("presenter_options")):  # folded away on a projector, w
         column_config={column: (st.column_config.TextColumn if column in TEXT_COLUMNS else
                                 st.column_config.NumberColumn)(t(f"col_{column}"), help=t(f"help_{column}"),
                                                                width="medium" if column in PROMPT_TEXT else None)
-                       for column in ("name", "arrival", "prompt", "output", *PROMPT_TEXT)})
+                       for column in ("name", "arrival", "prompt", "output", *PROMPT_TEXT, "read_rate",
+                                      "disconnect_at", "hash_ids")})
 st.session_state[lab_state.CURRENT] = edited
 
 trace, problems = None, ()
@@ -109,6 +110,10 @@ try:
     config = lab_state.config()
 except ConfigError as error:
     st.error(t("cfg_bad", field=error.field, reason=md_escape(error)))
+if trace is not None and config is not None and (problem := lab_state.policy_problem(trace, config,
+                                                                                  lab_state.policies())):
+    st.error(t("cfg_bad", field=problem.field, reason=md_escape(problem)))
+    config = None
 over_budget = (lab_state.prompts_over_budget(trace, config, lab_state.policies())
                if trace is not None and config is not None else ())
 if over_budget:

@@ -15,6 +15,7 @@ from .core.config import (
     ORDERS,
     POLICIES,
     PREEMPT,
+    PRESETS,
     SJF_KEYS,
     SLO,
     VICTIMS,
@@ -133,6 +134,18 @@ def add_scheduler_options(run) -> None:
         group.add_argument(f"--{name}", type=float, help=f"linear model: {name} in ms (default {default})")
     add_moe_options(run)
     add_stream_options(run)
+    add_prefix_options(run)
+
+
+def add_prefix_options(run) -> None:
+    """Prefix caching, and the real engines' schedulers reproduced."""
+    group = run.add_argument_group("prefix caching and presets")
+    group.add_argument("--prefix-cache", action="store_true",
+                       help="automatic prefix caching in the KV cache (needs --kv-blocks): cached tokens skip prefill")
+    group.add_argument("--prefix-block", type=int, default=512,
+                       help="tokens each of a trace's hash_ids covers (Mooncake's: 512)")
+    group.add_argument("--preset", choices=[p for p in PRESETS if p], default="",
+                       help="a real engine's scheduler, reproduced at a named commit (see the README)")
 
 
 def add_stream_options(run) -> None:
@@ -182,13 +195,14 @@ def config_and_policy(args) -> tuple[Config, Policy]:
     config = Config(token_budget=args.token_budget, max_seqs=args.max_seqs, first_token=args.first_token,
                     slo=SLO(ttft=args.slo_ttft, tpot=args.slo_tpot, e2e=args.slo_e2e), kv_blocks=args.kv_blocks,
                     block_size=args.block_size, swap_cost=args.swap_cost, cost=cost)
-    config = replace(config, moe=moe_config(args), read_rate=args.read_rate)
+    config = replace(config, moe=moe_config(args), read_rate=args.read_rate, prefix_block=args.prefix_block)
     policy = Policy(batching=getattr(args, "policy", "continuous"), order=args.order, sjf_key=args.sjf_key,
                     aging_rate=args.aging_rate, preemptive_priority=args.preemptive_priority,
                     tenant_quotas=tuple(args.tenant_quota), chunk_size=args.chunk_size, mixing=args.mixing,
                     kv_admission=args.kv_admission, preempt=args.preempt, victim=args.victim, timeout=args.timeout,
                     graph_buckets=args.graph_buckets, spec_tokens=args.spec_tokens, spec_accept=args.spec_accept,
-                    seed=args.seed, stream_credits=args.stream_credits, release_paused=args.release_paused)
+                    seed=args.seed, stream_credits=args.stream_credits, release_paused=args.release_paused,
+                    prefix_cache=args.prefix_cache, preset=args.preset)
     return config, policy
 
 

@@ -296,6 +296,24 @@ def test_capacity_lab_default_shows_continuous_knee_above_static_and_chunked_abo
     assert len(table) == 3 * 16 and "SLO met %" in table.columns
 
 
+def test_capacity_lab_prefix_example_sweeps_the_same_trace_with_and_without_the_cache():
+    """The example button: a Mooncake-shaped trace, two policies differing only in the cache; the cache's knee is
+    the higher, and its hit rate stands beside its TTFT in the results."""
+    at = open_page("pages/capacity_lab.py")
+    at.button(key="sw_prefix_example").click().run()
+    assert not at.exception, at.exception
+    assert at.session_state["sw_source"] == "generated" and any(r.hash_ids for r in at.session_state["sw_generated"])
+    knees = " ".join(m.value for m in at.markdown if "keeps at least 90%" in m.value or "misses 90%" in m.value)
+    found = dict(re.findall(r"\*\*(.+?)\*\* keeps at least 90% of requests within every SLO up to \*\*([\d.]+)x",
+                            knees))
+    assert float(found["prefix cache"]) > 2 * float(found["no prefix cache"])
+    table = at.dataframe[-1].value
+    assert len(table) == 2 * 16
+    hits = [column for column in table.columns if "hit" in column.lower()]
+    assert hits and (table[hits[0]] != "—").sum() == 16  # the cached policy's 16 points (the other's: "—")
+    assert any("TTFT" in column for column in table.columns)
+
+
 def test_capacity_lab_under_the_seeds_budget_says_why_continuous_falls_to_static():
     at = open_page("pages/capacity_lab.py")
     at.session_state["sw_policies"] = at.session_state["sw_policies"].assign(token_budget=[8.0, 8.0, 8.0],

@@ -72,11 +72,11 @@ def test_the_page_names_every_cost_on_its_chart_with_its_figure(lang):
     charts = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
     named = [c["layout"]["title"].get("subtitle", {}).get("text", "") for c in charts]
     lessons = [n for n in named if n]
-    assert len(lessons) == 7, named
+    assert len(lessons) == 8, named
     for text in lessons:
         assert re.search(r"\d", text) and "{" not in text, text  # a figure, every field filled
     assert "13" in lessons[0] and "+86%" in lessons[0]  # A's gap while C prefills: 13 against 7 ms
-    assert len(at.dataframe) == 7
+    assert len(at.dataframe) == 8
     stories = "\n".join(m.value for m in at.markdown)
     assert "{" not in stories
     unit = {"en": " ms", "zh": " 毫秒"}[lang]

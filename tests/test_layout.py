@@ -146,22 +146,27 @@ def settle(page, where: str) -> None:
     wait_idle(page)
 
 
-def layout_problems(browser, base: str, path: str, language: str, viewport: dict = VIEWPORT) -> list[str]:
-    """Open `path` in `language` at `viewport` and return the checks' problems (a screenshot kept if any)."""
-    where = f"{path} · {language} · {viewport['width']}×{viewport['height']}"
+def layout_problems(browser, base: str, path: str, language: str, viewport: dict = VIEWPORT,
+                    click: str | None = None) -> list[str]:
+    """Open `path` in `language` at `viewport` (and click the button of key `click`) and return the checks'
+    problems (a screenshot kept if any)."""
+    where = f"{path}{f' ({click})' if click else ''} · {language} · {viewport['width']}×{viewport['height']}"
     context = browser.new_context(locale=LOCALES[language], viewport=viewport)
     context.set_default_timeout(TIMEOUT_MS)
     try:
         page = context.new_page()
         page.goto(base + path)
         settle(page, where)
+        if click:
+            page.locator(f".st-key-{click} button").first.click()
+            settle(page, where)
         raised = page.get_by_test_id("stException").all_inner_texts()  # a broken page is no layout to judge
         problems = [f"{where}: the page raised {' '.join(text.split())[:300]}" for text in raised]
         problems += page.evaluate(CHECKS, where)
         if problems:
             SCREENSHOTS.mkdir(parents=True, exist_ok=True)
             name = re.sub(r"[^A-Za-z0-9_.-]+", "_",
-                          f"layout-{path.strip('/') or 'home'}-{language}-{viewport['width']}")
+                          f"layout-{path.strip('/') or 'home'}-{click or ''}-{language}-{viewport['width']}")
             page.screenshot(path=str(SCREENSHOTS / f"{name}.png"))
         return problems
     finally:
@@ -173,6 +178,14 @@ def layout_problems(browser, base: str, path: str, language: str, viewport: dict
 @pytest.mark.parametrize("path", sorted(PAGES), ids=lambda path: path.strip("/") or "home")
 def test_the_page_fits_the_screen(server, browser, path, language, viewport):  # noqa: F811 (the imported fixtures)
     problems = layout_problems(browser, server, path, language, VIEWPORTS[viewport])
+    assert not problems, json.dumps(problems, ensure_ascii=False, indent=1)
+
+
+@pytest.mark.parametrize("viewport", list(VIEWPORTS))
+@pytest.mark.parametrize("language", list(LOCALES))
+def test_the_capacity_labs_prefix_example_fits_the_screen(server, browser, language, viewport):  # noqa: F811
+    """The example adds a hit-rate column to the results table: it still fits."""
+    problems = layout_problems(browser, server, "/capacity_lab", language, VIEWPORTS[viewport], "sw_prefix_example")
     assert not problems, json.dumps(problems, ensure_ascii=False, indent=1)
 
 

@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gpu_demo import profile as gp
+from gpu_demo.batch import Sequences
 from gpu_demo.compare import FIGURES, comparison, predict
 from gpu_demo.engine import _pack, engine_config
 from gpu_demo.kv_cache import PagedKVCache
@@ -101,8 +102,10 @@ def test_batch_shape_is_the_shape_the_engine_packs(model, policy, first_token):
     trace = generate(12, rate=2.0, prompt=Uniform(4, 60), output=Uniform(1, 20), seed=7)
     config = engine_config(Config(64, max_seqs=5, first_token=first_token), model)
     scheduler = make_scheduler(policy, trace, config, unit="ms")
-    cache = PagedKVCache(model.config, config.kv_blocks, config.block_size, torch.device("cpu"), torch.float32)
-    sequences = [[65 + j % 26 for j in range(r.prompt)] for r in trace.requests]  # grown as the engine does
+    cache = PagedKVCache(model.config, config.kv_blocks, config.block_size, torch.device("cpu"), torch.float32,
+                         len(trace.requests))
+    sequences = Sequences([bytes(65 + j % 26 for j in range(r.prompt)) for r in trace.requests], cache.row,
+                          torch.device("cpu"))  # grown as the engine does
     done, now, seen = [0] * len(trace.requests), 0, 0
     while scheduler.remaining:
         it = scheduler.plan(now, 1)
@@ -110,10 +113,9 @@ def test_batch_shape_is_the_shape_the_engine_packs(model, policy, first_token):
             now = scheduler.next_event()
             continue
         rows, groups, query, longest = batch_shape(scheduler, it)
-        batch, emitters, packed = _pack(it, cache, sequences, done, torch.device("cpu"))
+        batch, emitters, packed, emit_at = _pack(it, cache, sequences, done, torch.device("cpu"))
         assert (rows, groups, query, longest) == (len(batch.tokens), *packed)
-        for i in emitters:
-            sequences[i].append(66)
+        sequences.append(emitters, torch.full((len(emitters),), 66), emit_at)
         scheduler.commit(it, now, now + 1)
         now, seen = now + 1, seen + 1
     assert seen > 10

@@ -14,17 +14,18 @@ import streamlit as st
 
 from sim.core.config import KV_ADMISSION, ORDERS, POLICIES, PREEMPT, SLO, Config, ConfigError, CostModel, Policy
 from sim.report.sweep import Entry, sweep, worker_pool
-from sim.trace.generate import Uniform, generate
+from sim.trace.generate import Uniform, generate, shared_prefix
 from sim.trace.trace import Trace
 
 from .i18n import t
+from .lab_state import WIDGET
 from .text import md_escape
 
 MAX_POLICIES = 4
 MAX_WORK = 3_000_000  # requests simulated in one sweep (points x policies x requests): about half a minute
 CACHED = 32  # sweeps kept for every user
 COLUMNS = ("label", "batching", "order", "token_budget", "max_seqs", "chunk_size", "kv_blocks", "kv_admission",
-           "preempt")
+           "preempt", "prefix_cache")
 NUMBERS = ("token_budget", "max_seqs", "chunk_size", "kv_blocks")
 
 
@@ -69,12 +70,48 @@ def mean_prompt(trace: Trace) -> float:
 
 
 def default_policies(budget: int = DEFAULT_BUDGET) -> pd.DataFrame:
-    rows = [(t("sw_default_static"), "static", "fcfs-skip", budget, 0, 0, 0, "reserve", "recompute"),
-            (t("sw_default_continuous"), "continuous", "fcfs-skip", budget, 0, 0, 0, "reserve", "recompute"),
+    rows = [(t("sw_default_static"), "static", "fcfs-skip", budget, 0, 0, 0, "reserve", "recompute", False),
+            (t("sw_default_continuous"), "continuous", "fcfs-skip", budget, 0, 0, 0, "reserve", "recompute", False),
             (t("sw_default_chunked"), "continuous", "fcfs-skip", budget, 0, max(1, budget // 2), 0, "reserve",
-             "recompute")]
+             "recompute", False)]
     # Numbers as floats: the editor then keeps a typed 2.5 for `entries` to name (a whole-number column rounds it).
     return pd.DataFrame(rows, columns=list(COLUMNS)).astype({c: "float64" for c in NUMBERS})
+
+
+# The prefix-caching example: a Mooncake-shaped trace (every conversation starts with one system prompt of 48
+# tokens, three turns each, each turn's prompt the last one's with its answer and a new question; hash ids of 8
+# tokens) swept with and without the cache. Chunked prefill (chunks of 16 under a budget of 32) lets the longer
+# prompts in; 96 blocks of 4 tokens hold about five conversations' KV.
+PREFIX_BLOCK = 8
+PREFIX_RANGE = (0.5, 8.0, 16)
+
+
+def prefix_example_trace() -> Trace:
+    return shared_prefix(600, 0.05, 48, Uniform(4, 16), Uniform(4, 12), turns=3, block=PREFIX_BLOCK, seed=71)
+
+
+def prefix_example_policies() -> pd.DataFrame:
+    rows = [(t(f"sw_prefix_{key}"), "continuous", "fcfs-skip", 32, 0, 16, 96, "overcommit", "recompute", cache)
+            for key, cache in (("off", False), ("on", True))]
+    return pd.DataFrame(rows, columns=list(COLUMNS)).astype({c: "float64" for c in NUMBERS})
+
+
+def load_prefix_example() -> None:
+    """The example button's callback (it runs before the widgets are drawn, so they show what it set)."""
+    state = st.session_state
+    low, high, points = PREFIX_RANGE
+    settings = {"sw_source": "generated", "sw_parameter": "rate", "sw_low_rate": low, "sw_high_rate": high,
+                "sw_points_rate": points}
+    state.update(settings, sw_generated=prefix_example_trace(), sw_generated_block=PREFIX_BLOCK,
+                 sw_policies=prefix_example_policies(), sw_policies_now=prefix_example_policies())
+    for key in (*(WIDGET + key for key in settings), "sw_policies_editor"):
+        state.pop(key, None)
+    state["sw_run_asked"] = True
+
+
+def prefix_block(source: str, lab_block: int) -> int:
+    """The tokens each hash id of the swept trace covers: the example's own, else the lab's setting."""
+    return (source == "generated" and st.session_state.get("sw_generated_block")) or lab_block
 
 
 def fitting_budget(trace: Trace) -> int:
@@ -105,7 +142,9 @@ def policies_editor(key: str, table: pd.DataFrame) -> pd.DataFrame:
               "token_budget": st.column_config.NumberColumn(t("sw_col_budget"), width="small"),
               "max_seqs": st.column_config.NumberColumn(t("sw_col_max_seqs"), width="small"),
               "chunk_size": st.column_config.NumberColumn(t("sw_col_chunk"), width="small"),
-              "kv_blocks": st.column_config.NumberColumn(t("sw_col_kv_blocks"), width="small")}
+              "kv_blocks": st.column_config.NumberColumn(t("sw_col_kv_blocks"), width="small"),
+              "prefix_cache": st.column_config.CheckboxColumn(t("sw_col_prefix_cache"), width="small",
+                                                              help=t("opt_prefix_cache_help"))}
     for column, options in choices.items():
         config[column] = st.column_config.SelectboxColumn(t(f"sw_col_{column}"), options=options, required=True,
                                                           width="small")
@@ -124,10 +163,10 @@ def _whole(row: dict, column: str) -> int | float | None:
     return int(value) if float(value).is_integer() else value
 
 
-def entries(table: pd.DataFrame, first_token: str, slo: SLO,
-            cost: CostModel | None = None) -> tuple[list[Entry], list[str]]:
+def entries(table: pd.DataFrame, first_token: str, slo: SLO, cost: CostModel | None = None,
+            prefix_block: int = 512) -> tuple[list[Entry], list[str]]:
     """The table's policies as sweep entries under one cost model (default: ticks), or the problems found, each
-    naming its row."""
+    naming its row. `prefix_block`: the tokens each of the trace's hash ids covers."""
     out, problems, seen = [], [], set()
     rows = [r for r in table.to_dict("records") if any(pd.notna(v) and v != "" for v in r.values())]
     if not 1 <= len(rows) <= MAX_POLICIES:
@@ -140,9 +179,10 @@ def entries(table: pd.DataFrame, first_token: str, slo: SLO,
         seen.add(label)
         try:
             config = Config(_whole(row, "token_budget") or 0, _whole(row, "max_seqs"), first_token, slo,
-                            _whole(row, "kv_blocks"), cost=cost or CostModel())
+                            _whole(row, "kv_blocks"), cost=cost or CostModel(), prefix_block=prefix_block)
             policy = Policy(str(row.get("batching")), str(row.get("order")), chunk_size=_whole(row, "chunk_size"),
-                            kv_admission=str(row.get("kv_admission")), preempt=str(row.get("preempt")))
+                            kv_admission=str(row.get("kv_admission")), preempt=str(row.get("preempt")),
+                            prefix_cache=row.get("prefix_cache") is True)
         except (ConfigError, TypeError, ValueError) as error:
             problems.append(t("sw_policy_bad", row=number, label=label, reason=str(error)))
             continue
@@ -195,6 +235,11 @@ def results_table(rows: list[dict], parameter: str) -> pd.DataFrame:
     frame["attainment"] = (frame["attainment"] * 100).round(1)
     frame["idle_waiting"] = (frame["idle_waiting"] * 100).round(1)
     frame = frame.round({"ttft_p99": 1, "throughput": 2})
+    hits = pd.DataFrame(rows)["hit_rate"]
+    if hits.notna().any():  # a policy caches prefixes: its hit rate beside its TTFT
+        shown = [f"{h * 100:.1f}" if pd.notna(h) else "—" for h in hits]  # (— for a policy without the cache)
+        frame.insert(list(columns).index("ttft_p99") + 1, "hit_rate", shown)
+        columns["hit_rate"] = t("sw_col_hit_rate") + " %"
     if not frame["error"].any():
         frame = frame.drop(columns="error")
     return frame.rename(columns=columns)

@@ -117,6 +117,12 @@ def gantt(schedule: Schedule, title: str, x_max: float | None = None, reveal: fl
     done = [r for r in requests if r.completion is not None and r.completion <= cut]
     data.append(_markers(t("marker_completion"), [r.completion for r in done], [label[r.name] for r in done],
                          {"symbol": "diamond", "size": 9, "color": "#59a14f"}, t("hover_completion")))
+    cached = [(first_prefill(r), r) for r in requests if r.cached]
+    cached = [(at, r) for at, r in cached if at is not None and at <= cut]
+    if cached:  # the part of a prefill the prefix cache held: computed by no iteration
+        star = {"symbol": "star", "size": 12, "color": "#edc948", "line": {"width": 1, "color": "#2f3640"}}
+        data.append(_markers(t("marker_cached"), [at for at, _ in cached], [label[r.name] for _, r in cached], star,
+                             t("hover_cached"), [r.cached for _, r in cached]))
     shown = {index: label[schedule.requests[index].name] for index in rows}
     for kind, (symbol, color) in EVENT_MARKERS.items():
         events = [(time, shown[i]) for time, k, i in schedule.events if k == kind and i in shown and time <= cut]
@@ -136,9 +142,14 @@ def gantt(schedule: Schedule, title: str, x_max: float | None = None, reveal: fl
     return _figure(data, layout)
 
 
-def _markers(name: str, x: list, y: list, marker: dict, hover: str) -> dict:
+def _markers(name: str, x: list, y: list, marker: dict, hover: str, customdata: list | None = None) -> dict:
     return {"type": "scatter", "name": name, "x": x, "y": y, "mode": "markers", "marker": marker,
-            "hovertemplate": hover + "<extra></extra>"}
+            "hovertemplate": hover + "<extra></extra>"} | ({"customdata": customdata} if customdata else {})
+
+
+def first_prefill(r) -> float | None:
+    """When a request's first prefill segment starts (None if it never prefilled)."""
+    return next((s.start for s in r.segments if s.phase == "prefill"), None)
 
 
 def _work_runs(schedule: Schedule, per_tick: bool) -> list[tuple[float, float, int, int, int, int]]:
@@ -259,7 +270,8 @@ def kv_chart(schedule: Schedule, title: str, x_max: float | None = None) -> go.F
                      "marker": {"color": "#76b7b2", "line": {"width": 0.8, "color": "white"}}, "customdata": hover,
                      "hovertemplate": "%{customdata}<extra></extra>"})
     steps = schedule.steps
-    data.append({"type": "scatter", "name": t("kv_total"),
+    caching = any(r.cached for r in schedule.requests)  # a shared block is in each holder's band, once in the line
+    data.append({"type": "scatter", "name": t("kv_total_shared" if caching else "kv_total"),
                  "x": [s.start for s in steps] + [steps[-1].end if steps else 0],
                  "y": [s.kv_blocks or 0 for s in steps] + [steps[-1].kv_blocks or 0 if steps else 0],
                  "mode": "lines", "line": {"shape": "hv", "color": "#2f3640", "width": 1.5}})
@@ -430,3 +442,45 @@ def expert_heatmap(schedule: Schedule, title: str, marks: tuple[tuple[int, str],
             {"text": label, "xref": "x", "x": x, "xanchor": "right" if number == 0 else "left", "yref": "y domain",
              "y": 1, "yanchor": "bottom", "showarrow": False})
     return _figure(data, layout)
+
+
+def graph_chart(timings: list, title: str, x_max: float | None = None) -> go.Figure:
+    """A real run's decode iterations over time (ms), a bar each as wide as the iteration took: its rows, those
+    of a batch that replayed a captured CUDA graph apart from those run eagerly, and on top the rows padding the
+    batch up to its graph bucket. `timings`: the engine's (gpu_demo.engine.Timing). One bar trace a series."""
+    decodes = [d for d in timings if d.decode_rows and not d.prefill_rows]
+    data = []
+    for key, chosen in (("rm_graph_replayed", [d for d in decodes if d.graph]),
+                        ("rm_graph_eager", [d for d in decodes if not d.graph])):
+        data.append(_timed_bars(t(key), chosen, [d.decode_rows - d.graph_padding for d in chosen], None,
+                                COLORS["decode"] if key == "rm_graph_eager" else "#59a14f"))
+    data.append(_timed_bars(t("phase_graph_padding"), decodes, [d.graph_padding for d in decodes],
+                            [d.decode_rows - d.graph_padding for d in decodes], COLORS["graph_padding"]))
+    top = max((d.decode_rows for d in decodes), default=1)
+    yaxis = {"title": {"text": t("rm_graph_rows")}, "range": [0, top * 1.15], "gridcolor": "#e5e8ee"}
+    return _figure(data, _layout(title, 220, x_max, "ms", yaxis))
+
+
+def _timed_bars(name: str, timings: list, rows: list[int], base: list[int] | None, color: str) -> dict:
+    bar = {"type": "bar", "name": name, "x": [d.start + d.ms / 2 for d in timings], "y": rows,
+           "width": [d.ms for d in timings], "marker": {"color": color, "line": {"width": 0}},
+           "customdata": [[round(d.start, 2), round(d.ms, 3)] for d in timings],
+           "hovertemplate": t("rm_graph_hover", kind=name) + "<extra></extra>"}
+    pattern = {"shape": HATCHED["graph_padding"], "bgcolor": color, "fgcolor": "#8c6d1f", "solidity": 0.3}
+    return bar | ({"base": base, "marker": bar["marker"] | {"pattern": pattern}} if base is not None else {})
+
+
+def swap_chart(copies: list, names: list[str], title: str, x_max: float | None = None) -> go.Figure:
+    """A real run's swap copies on its time axis (ms): a marker a copy on its request's row, out to host memory
+    or back in, its blocks and measured time on hover. `copies`: the engine's (gpu_demo.engine.SwapCopy)."""
+    label = [plotly_text(name) for name in names]
+    data = []
+    for direction, symbol in (("out", "triangle-down"), ("in", "triangle-up")):
+        chosen = [c for c in copies if c.direction == direction]
+        data.append(_markers(t(f"rm_swap_{direction}"), [c.start for c in chosen], [label[c.request] for c in chosen],
+                             {"symbol": symbol, "size": 11, "color": COLORS["swapped"]}, t("rm_swap_hover"),
+                             [[c.blocks, round(c.ms, 3)] for c in chosen]))
+    rows = sorted({c.request for c in copies})
+    yaxis = {"type": "category", "categoryorder": "array", "categoryarray": [label[i] for i in rows],
+             "range": [len(rows) - 0.5, -0.5]}
+    return _figure(data, _layout(title, max(140, 60 + 26 * len(rows)), x_max, "ms", yaxis))

@@ -9,6 +9,7 @@ import streamlit as st
 
 from sim.core.config import COST_MODELS, FIRST_TOKEN_MODES, SLO, Config, ConfigError, CostModel, Policy
 from sim.core.moe import MoE
+from sim.core.policies import make_scheduler
 from sim.trace.trace import REQUIRED, SEED_CSV, TEXT_COLUMNS, Trace, TraceError, check_budget, read_csv, validate
 
 from .i18n import t
@@ -37,6 +38,7 @@ class LabSettings:
     block_size: int = 4
     swap_cost: int = 2
     read_rate: float = 0.0
+    prefix_block: int = 512
     cost_kind: str = "ticks"
     c0: float = 8.0
     c_prefill: float = 0.1
@@ -103,7 +105,7 @@ def flat(config: Config) -> dict[str, object]:
 # What each setting's widget is: a choice of these options (a radio), else a number input whose step and kind
 # follow the field's type (whole numbers or decimals), from its lowest value.
 CHOICES = {"first_token": FIRST_TOKEN_MODES, "cost_kind": COST_MODELS}
-LOWEST = {"token_budget": 1, "block_size": 1, "moe_top_k": 1, "moe_devices": 1}
+LOWEST = {"token_budget": 1, "block_size": 1, "moe_top_k": 1, "moe_devices": 1, "prefix_block": 1}
 LABELS = {"token_budget": "cfg_budget", "cost_kind": "cfg_cost"}  # else cfg_<name>
 HELP = {"slo_ttft": "cfg_slo_help", "slo_tpot": "cfg_slo_help", "slo_e2e": "cfg_slo_help"}  # else <label>_help
 CHOICE_TEXT = {"first_token": "first_{}", "cost_kind": "cost_{}"}
@@ -144,7 +146,8 @@ def frame(trace: Trace) -> pd.DataFrame:
     """The editor's table of a trace: the required columns and any optional column it uses. Numbers are kept
     as floats, so that the editor keeps what is typed (a whole-number column would round 2.5 without a word)
     and validation can name it."""
-    rows = trace.rows()
+    rows = [{c: " ".join(map(str, v)) if isinstance(v, tuple) else v for c, v in row.items()}  # hash ids as text
+            for row in trace.rows()]
     table = pd.DataFrame(rows, columns=list(rows[0]) if rows else list(REQUIRED))
     return table.astype({c: "float64" for c in table.columns if c not in TEXT_COLUMNS})
 
@@ -288,6 +291,20 @@ def open_link(link: str | None) -> bool:
         return False
     load(shared.trace, shared.config, shared.policy_a, shared.policy_b)
     return True
+
+
+def policy_problem(trace: Trace, config: Config, chosen: tuple[Policy, Policy]) -> ConfigError | None:
+    """Why a policy cannot run under these budgets (a preset's rules against the options, prefix caching with no
+    KV cache...), as its scheduler would say when made; None when both can."""
+    first = Trace(trace.requests[:1])  # (the checks are of the budgets and options: one request will do)
+    for policy in chosen:
+        try:
+            make_scheduler(policy, first, config)
+        except ConfigError as error:
+            return error
+        except TraceError:
+            pass  # (prompts over the budget are told apart, below)
+    return None
 
 
 def prompts_over_budget(trace: Trace, config: Config, chosen: tuple[Policy, Policy]) -> tuple:

@@ -16,12 +16,12 @@ from .text import md_escape
 
 # Where each option's widget sits: the form's two columns and a row of three under the right one. Every Policy
 # field but batching is in it once (a test holds it to Policy's fields); the widget itself follows the field.
-LEFT = ("order", "sjf_key", "aging_rate", "preemptive_priority", "tenant_quotas", "timeout", "stream_credits",
-        "release_paused")
-RIGHT = ("chunk_size", "mixing", "kv_admission", "preempt", "victim", "graph_buckets")
+LEFT = ("preset", "order", "sjf_key", "aging_rate", "preemptive_priority", "tenant_quotas", "timeout",
+        "stream_credits", "release_paused")
+RIGHT = ("chunk_size", "mixing", "kv_admission", "prefix_cache", "preempt", "victim", "graph_buckets")
 ROW = ("spec_tokens", "spec_accept", "seed")
 SHOWN_WHEN = {"sjf_key": ("order", "sjf"), "aging_rate": ("order", "aging")}  # an option that only then matters
-SIMULATED_ONLY = ("preempt", "spec_tokens", "spec_accept", "seed")  # speculation needs a draft model; swap a host
+SIMULATED_ONLY = ("spec_accept", "seed")  # drawn acceptance: the real engine measures it (it drafts and verifies)
 HIGHEST = {"aging_rate": 1000.0, "spec_tokens": 64, "spec_accept": 1.0, "seed": 2**31 - 1}  # else 10**9
 CONTINUOUS_ONLY = STATIC_UNSUPPORTED
 STATIC_RESET = {name: getattr(Policy(), name) for name in CONTINUOUS_ONLY}
@@ -50,7 +50,7 @@ def option_widget(name: str, shown: object, key: str, disabled: bool) -> object:
 
 def policy_form(key: str, label_key: str, simulated_only: bool = True) -> None:
     """The policy kept in session key `key`: its batching and, in an expander, a real scheduler's options.
-    `simulated_only=False` hides what only the simulator models (speculation, swapping).
+    `simulated_only=False` hides what only the simulator models (the drawn acceptance of speculative drafts).
 
     Each widget's default is the stored policy's value, which equals the widget's own value once it ran: a
     widget the page draws anew (after a quick rerun, say) shows that, not the first option. A scenario that
@@ -96,6 +96,8 @@ def _draw_options(shown: dict, prefix: str, static: bool, simulated_only: bool) 
     def draw(place, name: str) -> None:
         with place:
             drawn[name] = option_widget(name, shown[name], prefix + name, static and name in CONTINUOUS_ONLY)
+            if name == "preset" and drawn[name] and not static:  # what the chosen engine's scheduler does
+                st.caption(t(f"preset_about_{drawn[name]}".replace("-", "_")))
 
     left, right = st.columns(2)
     for column, names in ((left, LEFT), (right, RIGHT)):
@@ -116,7 +118,7 @@ def _say_changes(key: str) -> None:
 def hardware_form() -> None:
     """The KV cache and the cost model, shared by A and B: the same hardware for a fair comparison."""
     setting = lab_state.setting
-    for column, name in zip(st.columns(3), ("kv_blocks", "block_size", "swap_cost")):
+    for column, name in zip(st.columns(4), ("kv_blocks", "block_size", "swap_cost", "prefix_block")):
         setting(column, name)
     c1, c2 = st.columns([1, 2])
     kind = setting(c1, "cost_kind")

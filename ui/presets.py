@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from sim.core.config import Config, CostModel, Policy
-from sim.trace.generate import Fixed, LogNormal, Uniform, generate
+from sim.trace.generate import Fixed, LogNormal, Uniform, generate, shared_prefix
 from sim.trace.trace import SEED_BUDGET, SEED_CSV, Trace, read_csv, validate
 
 STATIC, CONTINUOUS = Policy(batching="static"), Policy()
@@ -75,4 +75,10 @@ PRESETS = {p.key: p for p in (
            Config(32), CONTINUOUS, Policy(graph_buckets=(1, 2, 4, 8, 16, 32))),
     Preset("speculation", lambda: generate(16, rate=0.5, prompt=Uniform(2, 8), output=Fixed(32), seed=61),
            Config(32), CONTINUOUS, Policy(spec_tokens=3, spec_accept=0.6, seed=7)),
+    # Mooncake-shaped: one system prompt of 48 tokens in every conversation, 3 turns each, hash_ids of 8 tokens
+    Preset("shared_prefix", lambda: shared_prefix(40, 0.02, 48, Uniform(4, 16), Uniform(4, 12), turns=3, block=8,
+                                                  seed=71),
+           Config(256, 8, kv_blocks=96, block_size=4, prefix_block=8,
+                  cost=CostModel("linear", c0=5.0, c_prefill=0.5, c_decode=0.5, c_attn=0.0)),
+           Policy(kv_admission="overcommit"), Policy(kv_admission="overcommit", prefix_cache=True)),
 )}

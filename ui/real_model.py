@@ -10,17 +10,20 @@ import pandas as pd
 import streamlit as st
 
 from gpu_demo.compare import compare as compare  # the page predicts runs with it
+from gpu_demo.compare import measured_policy
 from gpu_demo.engine import EngineRun, run
 from gpu_demo.loading import load_model
 from gpu_demo.model import GPT
 from gpu_demo.prompts import fit_to_context, prompts_for, with_text_lengths
 from gpu_demo.train import CARD
 from sim.core.config import Config, Policy
+from sim.report.metrics import compute
 from sim.trace.chat import count
 from sim.trace.generate import Uniform, generate
 from sim.trace.trace import Trace, validate
 
-from . import cost_profile
+from . import cost_profile, lab_state
+from .charts import graph_chart, swap_chart
 from .i18n import t
 from .lab_state import WIDGET, policy_widget_values
 from .tables import metric_label, shown
@@ -38,9 +41,10 @@ def default_device() -> str:
     return "cuda" if torch.cuda.is_available() else "cpu"
 
 
-def run_config(budget: float, max_seqs: float, first_token: str) -> Config:
-    """The budgets of the page's form as a Config (0 sequences: no limit); raises ConfigError naming a field."""
-    return Config(int(budget), int(max_seqs) or None, first_token)
+def run_config(budget: float, max_seqs: float, first_token: str, kv_blocks: float = 0) -> Config:
+    """The budgets of the page's form as a Config (0 sequences: no limit; 0 KV blocks: room for every slot);
+    raises ConfigError naming a field."""
+    return Config(int(budget), int(max_seqs) or None, first_token, kv_blocks=int(kv_blocks) or None)
 
 
 @st.cache_resource(show_spinner=False)
@@ -66,15 +70,25 @@ CHATS = (("c1", 0, "You write Python.", "Reverse a list.", 32), ("c2", 1, "", "d
          ("c5", 5, "You are a helpful assistant.", "Sort names.", 32), ("c6", 7, "", "你好", 16))
 
 
+# One system prompt, eight questions: short enough for every chat template to fit the context unscaled (a scaled
+# trace loses its text, and with it what the prompts share).
+SHARED_SYSTEM = "You review Python. Reply with short code."
+QUESTIONS = ("Reverse a list.", "Sort a dict.", "Read a CSV file.", "Count words.", "Merge two lists.",
+             "Find the max.", "Parse a date.", "Flatten a list.")
+
+
 def presets() -> dict[str, Trace]:
     """Traces sized for the model's context of 256 bytes."""
     chats = validate([{"name": name, "arrival": arrival, "system": system, "text": text, "output": output}
                       for name, arrival, system, text, output in CHATS])
+    shared = validate([{"name": f"q{i}", "arrival": i - 1, "system": SHARED_SYSTEM, "text": text, "output": 16}
+                       for i, text in enumerate(QUESTIONS, start=1)])
     clients = generate(8, rate=1.0, prompt=Uniform(16, 48), output=Uniform(48, 96), seed=6).rows()
     return {"mixed": generate(24, rate=1.5, prompt=Uniform(16, 96), output=Uniform(4, 96), seed=3),
             "short_chats": generate(32, rate=2.0, prompt=Uniform(8, 32), output=Uniform(8, 32), seed=4),
             "long_outputs": generate(16, rate=0.5, prompt=Uniform(16, 48), output=Uniform(64, 160), seed=5),
             "chats": chats,
+            "shared_prompt": shared,
             # one client reads SLOW_READER tokens a ms, the others as fast as they come
             "slow_reader": validate([row | {"read_rate": SLOW_READER} if i == 1 else row
                                      for i, row in enumerate(clients)]),
@@ -87,9 +101,10 @@ SLOW_READER = 0.02  # tokens a ms: 20 a second, several times slower than the mo
 DISCONNECT_AFTER = 12  # iterations
 STREAM_CREDITS = 4
 # The policies a scenario is about: A without credits (the server runs ahead and buffers what the client has
-# not read), B with them (the engine pauses the slow reader's request).
+# not read), B with them (the engine pauses the slow reader's request); A without a prefix cache, B with one.
 SCENARIO_POLICIES = {"slow_reader": (Policy(), Policy(stream_credits=STREAM_CREDITS)),
-                     "disconnect": (Policy(batching="static"), Policy())}
+                     "disconnect": (Policy(batching="static"), Policy()),
+                     "shared_prompt": (Policy(), Policy(prefix_cache=True))}
 
 
 def choose_scenario() -> None:
@@ -137,7 +152,7 @@ def run_both(model: GPT, trace: Trace, prompts: list[bytes], config: Config, pol
 
             def on_step(scheduler, new, bar=bar, boxes=boxes, texts=texts, drawn=drawn, made=made, last=last,
                         label=label):
-                made[0] += len(new)
+                made[0] += sum(map(len, new.values()))  # (a speculative step makes several tokens)
                 for i, token in new.items():
                     if i < len(texts):
                         texts[i] += token
@@ -177,3 +192,87 @@ def comparison_table(figures: dict, unit: str) -> pd.DataFrame:
                      t("rm_predicted"): "—" if predicted is None else shown(name, predicted),
                      t("rm_error"): "—" if error is None else f"{error:+.0%}"})
     return pd.DataFrame(rows)
+
+
+def use_in_lab(side: str, policy: Policy) -> None:
+    """(A button's callback) The trace lab's policy `side` becomes `policy` (with its measured acceptance rate):
+    the setting and the widgets that show it."""
+    key = f"lab_policy_{side}"
+    lab_state.set_policy_at(key, policy)
+    for name, value in policy_widget_values(policy).items():
+        st.session_state[f"{WIDGET}{key}_{name}"] = value
+    st.session_state[f"{WIDGET}{key}_batching"] = policy.batching
+    st.session_state["rm_in_lab"] = (side, policy.spec_tokens, policy.spec_accept)
+
+
+def show_options(results: list[EngineRun], policies: tuple[Policy, Policy], names: list[str]) -> None:
+    """What the engine's options did in each run where they are on: speculative decoding's measured acceptance
+    (and a button giving the lab this policy and acceptance), the timed swap copies on the run's time axis, and
+    which decode iterations replayed a CUDA graph, with the padding they cost."""
+    x_max = max(r.schedule.makespan for r in results)
+    _prefix_cache(results)
+    for label, result, policy in zip("AB", results, policies):
+        if policy.spec_tokens:
+            _speculation(label, result, policy)
+        if policy.preempt == "swap":
+            _swaps(label, result, names, x_max)
+        if policy.graph_buckets:
+            _graphs(label, result, policy, x_max)
+
+
+def _prefix_cache(results: list[EngineRun]) -> None:
+    """Each run whose prefix cache found blocks: what it found and what the model prefilled; and when only one of
+    the two cached, the measured TTFT of both."""
+    metrics = [compute(r.schedule) for r in results]
+    for label, m in zip("AB", metrics):
+        if m.prefix_queried:
+            st.markdown(t("rm_prefix", label=label, hit=f"{m.prefix_hits:,}", queried=f"{m.prefix_queried:,}",
+                          rate=f"{m.prefix_hit_rate:.0%}", prefilled=f"{m.prefill_tokens:,}"))
+    cached = [m.prefix_hits > 0 for m in metrics]
+    if cached.count(True) == 1:
+        without, hit = cached.index(False), cached.index(True)
+        before, after = (metrics[k].percentiles["ttft"][50] for k in (without, hit))
+        st.markdown(t("rm_prefix_ttft", without="AB"[without], cached="AB"[hit], before=f"{before:.1f}",
+                      after=f"{after:.1f}", change=f"{after / before - 1:+.0%}" if before else "—"))
+
+
+def _speculation(label: str, result: EngineRun, policy: Policy) -> None:
+    if not result.proposed:
+        st.caption(t("rm_spec_none", label=label))
+        return
+    rate = f"{result.acceptance_rate:.0%}"
+    st.markdown(t("rm_spec", label=label, k=policy.spec_tokens, accepted=f"{sum(result.accepted):,}",
+                  proposed=f"{result.proposed:,}", rate=rate))
+    chosen = measured_policy(policy, result)
+    st.button(t("rm_spec_to_lab", label=label, rate=rate), key=f"rm_spec_lab_{label}", on_click=use_in_lab,
+              args=(label.lower(), chosen), help=t("rm_spec_to_lab_help", label=label))
+    done = st.session_state.get("rm_in_lab")
+    if done == (label.lower(), chosen.spec_tokens, chosen.spec_accept):
+        st.success(t("rm_spec_in_lab", label=label, k=chosen.spec_tokens, rate=rate), icon="✅")
+
+
+def _swaps(label: str, result: EngineRun, names: list[str], x_max: float) -> None:
+    if not result.swaps:
+        st.caption(t("rm_swap_none", label=label))
+        return
+    ms = sum(c.ms for c in result.swaps)
+    makespan = result.schedule.makespan
+    st.plotly_chart(swap_chart(result.swaps, names, t("rm_swap_title", label=label), x_max=x_max),
+                    key=f"rm_swaps_{label}")
+    st.caption(t("rm_swap_caption", copies=len(result.swaps), ms=f"{ms:.2f}", makespan=f"{makespan:.0f}",
+                 share=f"{ms / makespan:.1%}" if makespan else "—", where=t(f"rm_swap_where_{result.device}")))
+
+
+def _graphs(label: str, result: EngineRun, policy: Policy, x_max: float) -> None:
+    decodes = [d for d in result.timings if d.decode_rows and not d.prefill_rows]
+    padding, rows = sum(d.graph_padding for d in decodes), sum(d.decode_rows for d in decodes)
+    st.plotly_chart(graph_chart(result.timings, t("rm_graph_title", label=label), x_max=x_max),
+                    key=f"rm_graphs_{label}")
+    fields = {"padding": f"{padding:,}", "share": f"{padding / rows:.0%}" if rows else "—",
+              "buckets": ", ".join(map(str, policy.graph_buckets))}
+    if result.graphs == "cpu":
+        st.caption(t("rm_graph_cpu", **fields))
+    else:
+        replayed = sum(d.graph for d in decodes)
+        st.caption(t("rm_graph_cuda", replayed=replayed, decodes=len(decodes), eager=len(decodes) - replayed,
+                     **fields))

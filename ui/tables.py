@@ -19,11 +19,11 @@ HIGHER_IS_BETTER = {"throughput", "request_throughput", "utilization", "goodput_
 
 # shown when a run has any
 EXTRA = ("finished", "cancelled", "disconnected", "rejected", "preemptions", "recomputed_tokens", "swapped_blocks",
-         "wasted_tokens", "unsent_tokens", "kv_peak", "kv_mean", "graph_padding", "spec_accepted")
-LOWER_EXTRA_IS_WORSE = {"finished", "spec_accepted"}
+         "wasted_tokens", "unsent_tokens", "prefix_hit_rate", "kv_peak", "kv_mean", "graph_padding", "spec_accepted")
+LOWER_EXTRA_IS_WORSE = {"finished", "spec_accepted", "prefix_hit_rate"}
 
 
-SHARES = {"utilization", "slo_attainment"}  # shown as percentages, everywhere
+SHARES = {"utilization", "slo_attainment", "prefix_hit_rate"}  # shown as percentages, everywhere
 TIMES = {"queue_time", "ttft", "tpot", "e2e", "completion", "makespan", "itl"}  # in the run's unit
 
 

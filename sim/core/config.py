@@ -10,15 +10,17 @@ from .moe import MoE
 
 FIRST_TOKEN_MODES = ("decode", "prefill")
 POLICIES = ("static", "continuous")  # the batching of a Policy
-ORDERS = ("fcfs-skip", "fcfs", "priority", "sjf", "edf", "aging")
+ORDERS = ("fcfs-skip", "fcfs", "priority", "sjf", "edf", "aging", "lpm")
 SJF_KEYS = ("prompt", "output")
 MIXING = ("decode-first", "prefill-first")
 KV_ADMISSION = ("reserve", "overcommit")
 PREEMPT = ("recompute", "swap")
-VICTIMS = ("latest", "lowest-priority")
+VICTIMS = ("latest", "lowest-priority", "newest")
+# Real engines' schedulers the simulator reproduces (sim.core.presets), each at a named commit; "" for none.
+PRESETS = ("", "nano-vllm", "vllm-v1", "sglang", "trt-guaranteed-no-evict")
 # Policy's fields that are a choice, with their options (the forms draw these as choices)
 POLICY_CHOICES = {"batching": POLICIES, "order": ORDERS, "sjf_key": SJF_KEYS, "mixing": MIXING,
-                  "kv_admission": KV_ADMISSION, "preempt": PREEMPT, "victim": VICTIMS}
+                  "kv_admission": KV_ADMISSION, "preempt": PREEMPT, "victim": VICTIMS, "preset": PRESETS}
 COST_MODELS = ("ticks", "linear", "profile")
 
 
@@ -133,6 +135,8 @@ class Config:
     swap_cost: iterations a swapped-out request needs to bring its blocks back.
     read_rate: tokens a client reads a time unit, for requests whose trace gives none (None: as fast as they
         come); with a policy's stream_credits, a slow reader holds its request back (sim.core.stream).
+    prefix_block: tokens each of a request's `hash_ids` covers (Mooncake's: 512); a KV block size that divides
+        it lets prefix caching find shared blocks by those ids (sim.core.prefix).
     cost: the latency of an iteration (ticks, or a linear model in ms; arrivals are then read in ms).
     moe: mixture-of-experts routing, simulated (sim.core.moe: experts 0, the default, is a dense model).
     """
@@ -144,6 +148,7 @@ class Config:
     block_size: int = 4
     swap_cost: int = 2
     read_rate: float | None = None
+    prefix_block: int = 512
     cost: CostModel = field(default_factory=CostModel)
     moe: MoE = field(default_factory=MoE)
 
@@ -160,6 +165,7 @@ class Config:
         _whole("swap_cost", self.swap_cost, low=0)
         if self.read_rate is not None:
             _number("read_rate", self.read_rate, open_low=True)
+        _whole("prefix_block", self.prefix_block)
         if not isinstance(self.cost, CostModel):
             raise ConfigError("cost", "must be a CostModel")
         if not isinstance(self.moe, MoE):
@@ -173,7 +179,7 @@ class Config:
 
 # Options of continuous batching only: a static batch is formed whole and runs to its end.
 STATIC_UNSUPPORTED = ("chunk_size", "mixing", "kv_admission", "spec_tokens", "tenant_quotas", "preemptive_priority",
-                      "stream_credits", "release_paused")
+                      "stream_credits", "release_paused", "prefix_cache", "preset")
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,14 +189,17 @@ class Policy:
     batching: "static" (a batch at a time, padded) or "continuous" (iteration-level scheduling).
     order: waiting-queue order: fcfs-skip (arrival order, skipping requests that do not fit: the seed's loop),
         fcfs (arrival order with head-of-line blocking), priority (lower value first), sjf (shortest job
-        first by `sjf_key`), edf (earliest deadline first), aging (priority improved by `aging_rate` a tick).
+        first by `sjf_key`), edf (earliest deadline first), aging (priority improved by `aging_rate` a tick),
+        lpm (the longest prefix found in the prefix cache first, arrival order among equals, and arrival order
+        alone past 128 waiting, as SGLang's cache-aware policy; it stops at the first that does not fit).
     preemptive_priority: a waiting request may preempt running ones of lower priority to get in.
     tenant_quotas: (tenant, share) pairs: a tenant's token-work in an iteration stays within share x budget.
     chunk_size: chunked prefill (Sarathi): at most this many prompt tokens of a request an iteration.
     mixing: decode-first (decodes, then prefill in the budget left) or prefill-first (an iteration with
         prefill work does no decodes: prefill/decode interference made visible).
     kv_admission: reserve (blocks for prompt + whole output at admission) or overcommit (blocks as tokens
-        grow; preempt when they run out). preempt: recompute or swap. victim: latest or lowest-priority.
+        grow; preempt when they run out). preempt: recompute or swap. victim: latest (the latest arrival),
+        lowest-priority or newest (the last admitted: vLLM's and nano-vllm's `running.pop()`).
     timeout: cancel a request this many time units after its arrival if it has not finished.
     graph_buckets: captured decode batch sizes; a decode-only batch is padded up to the next one.
     spec_tokens, spec_accept, seed: speculative decoding with k draft tokens accepted with probability p
@@ -199,6 +208,10 @@ class Policy:
         credit left it does not decode (paused, keeping its slot and KV blocks; None: no limit).
         release_paused: a paused request gives its slot and blocks up instead (preempted as `preempt` says)
         and comes back once its client has read enough.
+    prefix_cache: automatic prefix caching (needs a KV cache): a request's leading blocks that another (or it,
+        before a preemption) computed are reused, and their tokens skip prefill (sim.core.kv.PrefixCache).
+    preset: a real engine's scheduler, reproduced rule by rule (sim.core.presets); the other options apply only
+        where the preset says they do.
     """
     batching: str = "continuous"
     order: str = "fcfs-skip"
@@ -218,6 +231,8 @@ class Policy:
     seed: int = 0
     stream_credits: int | None = None
     release_paused: bool = False
+    prefix_cache: bool = False
+    preset: str = ""
 
     def __post_init__(self):
         for name, options in POLICY_CHOICES.items():
@@ -260,6 +275,10 @@ class Policy:
             raise ConfigError("release_paused", "must be true or false")
         if self.release_paused and self.stream_credits is None:
             raise ConfigError("release_paused", "applies only with stream credits (a request is paused only then)")
+        if not isinstance(self.prefix_cache, bool):
+            raise ConfigError("prefix_cache", "must be true or false")
+        if self.order == "lpm" and not self.prefix_cache:
+            raise ConfigError("order", "lpm orders by the prefix found in the prefix cache: turn prefix caching on")
 
     @classmethod
     def named(cls, batching: str) -> Policy:

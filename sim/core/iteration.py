@@ -2,7 +2,8 @@
 it (the simulator's cost model, or the real engine's one batched forward pass) without reading the scheduler.
 
 The loop of every executor: `it = scheduler.plan(now, ...)`; run `it` (`it.repeat` identical iterations);
-`scheduler.commit(it, start, end)`. Between the two, nothing in the scheduler changes.
+`scheduler.commit(it, start, end)`. Between the two, nothing in the scheduler changes; an executor that verifies
+speculative drafts itself (the real engine) says what it accepted with `scheduler.settle(it, accepted)` first.
 """
 from __future__ import annotations
 
@@ -31,6 +32,11 @@ class Iteration:
     expert_tokens: tuple[int, ...] = ()  # MoE: tokens routed to each expert (sim.core.moe; empty when off)
     repeat: int = 1
     blocks: dict[int, list[int]] | None = None  # each request's KV block ids in token order (None: no cache)
+    # Swap preemption, for an executor that moves real KV blocks (copying out first: a block freed by a swap-out
+    # may be taken again in the same plan): each request swapped out since the last iteration, with the blocks it
+    # held, and each swapping back in, with its new blocks (sim.core.memory).
+    swapped_out: Mapping[int, list[int]] = ()
+    swapped_in: Mapping[int, list[int]] = ()
 
     @property
     def decode(self) -> int:

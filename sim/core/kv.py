@@ -1,11 +1,13 @@
 """Paged KV cache bookkeeping: a fixed pool of blocks and the block table of every request that holds some.
 
 The same manager serves the simulator and the real engine, so the blocks the lab draws are the blocks a
-model's KV cache uses (block ids are handed out lowest first and returned on free).
+model's KV cache uses (block ids are handed out lowest first and returned on free). With prefix caching
+(PrefixCache) full blocks are shared between requests and stay cached after they are freed.
 """
 from __future__ import annotations
 
 import heapq
+from collections import OrderedDict
 
 
 def blocks_for(tokens: int, block_size: int) -> int:
@@ -61,4 +63,80 @@ class BlockManager:
         table = self.tables.pop(request, [])
         for block in table:
             heapq.heappush(self._free, block)
+        return len(table)
+
+
+class PrefixCache(BlockManager):
+    """A block pool with automatic prefix caching, as vLLM's and nano-vllm's: a full block keeps the key of the
+    tokens it holds (a hash of them and of every token before them), and a request whose next blocks have keys
+    the pool knows takes those blocks as they are, their KV already computed: shared while two requests hold
+    one (a reference count), and kept after the last holder frees it, until the pool needs it for other
+    tokens. Free blocks are handed out in the order they were freed (the oldest first: least recently used),
+    as nano-vllm's free list does, so a freed block stays cached as long as possible.
+
+    Keys are any hashable values: sim.core.prefix says which tokens a key stands for."""
+
+    def __init__(self, num_blocks: int, block_size: int):
+        super().__init__(num_blocks, block_size)
+        # free blocks, the longest free first (an OrderedDict: taking the first is O(1), as a dict's is not once
+        # many were taken)
+        self._order: OrderedDict[int, None] = OrderedDict.fromkeys(range(num_blocks))
+        self._free = self._order  # (`free` and `used` count it)
+        self.refs = [0] * num_blocks  # requests holding each block
+        self.key_of: dict[int, object] = {}  # block -> the key of the tokens it holds (full blocks only)
+        self.block_of: dict[object, int] = {}  # key -> the block holding those tokens
+
+    def allocate(self, request: int, blocks: int) -> list[int]:
+        """`blocks` new blocks for `request`, the longest free first; a cached one forgets its key."""
+        if blocks > len(self._order):
+            raise RuntimeError(f"asked for {blocks} blocks with {len(self._order)} free")
+        new = []
+        for _ in range(blocks):
+            block, _ = self._order.popitem(last=False)
+            key = self.key_of.pop(block, None)
+            if key is not None and self.block_of.get(key) == block:
+                del self.block_of[key]
+            self.refs[block] = 1
+            new.append(block)
+        self.tables.setdefault(request, []).extend(new)
+        return new
+
+    def cached(self, keys) -> int:
+        """How many of `keys`, from the first, the pool holds (stopping at the first it does not)."""
+        n = 0
+        for key in keys:
+            if key not in self.block_of:
+                break
+            n += 1
+        return n
+
+    def share(self, request: int, keys) -> int:
+        """`request` (holding no blocks yet) takes the cached blocks of its leading `keys`; how many."""
+        table = self.tables.setdefault(request, [])
+        for key in keys:
+            block = self.block_of.get(key)
+            if block is None:
+                break
+            if self.refs[block] == 0:
+                del self._order[block]
+            self.refs[block] += 1
+            table.append(block)
+        return len(table)
+
+    def remember(self, request: int, keys) -> None:
+        """The request's first blocks hold the tokens of `keys`: the pool remembers them. A key another block
+        held moves to the newer one, as in nano-vllm (the older block keeps its copy, found no more)."""
+        for block, key in zip(self.tables.get(request, ()), keys):
+            if self.key_of.get(block) != key:
+                self.key_of[block] = key
+                self.block_of[key] = block
+
+    def free_request(self, request: int) -> int:
+        """The request lets go of its blocks (its last ones first, so its first ones stay cached longest, as
+        nano-vllm frees them); a block nobody holds becomes free and keeps its key."""
+        table = self.tables.pop(request, [])
+        for block in reversed(table):
+            self.refs[block] -= 1
+            if self.refs[block] == 0:
+                self._order[block] = None
         return len(table)

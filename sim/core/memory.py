@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import heapq
 
-from .kv import BlockManager, blocks_for
+from .kv import BlockManager, PrefixCache, blocks_for
+from .prefix import block_keys
 from .queue import NEVER
 from .request import RUNNING, SWAP_IN, SWAPPED, WAITING
 
@@ -16,16 +17,61 @@ class KVMemory:
     def init_memory(self) -> None:
         """The KV side's state: the block pool, overcommit's growth heap, swap's queues."""
         config, policy = self.config, self.policy
-        self.kv = BlockManager(config.kv_blocks, config.block_size) if config.kv_blocks else None
+        pool = PrefixCache if policy.prefix_cache else BlockManager
+        self.kv = pool(config.kv_blocks, config.block_size) if config.kv_blocks else None
+        self.prefix = self.kv if policy.prefix_cache else None  # the pool, when it caches prefixes
         self.overcommit = self.kv is not None and policy.kv_admission == "overcommit"
         self.block_due: list[tuple[int, int]] = []  # overcommit: heap (decode round needing a block, request)
         self.resume: list[int] = []  # heap of swapped-out requests waiting to come back (earliest arrival first)
         self.swap_done: list[tuple[float, int]] = []  # heap (when its swap-in ends, request)
+        # swap's block copies since the last committed iteration, which carries them (Iteration.swapped_out, .in)
+        self.copies_out: dict[int, list[int]] = {}
+        self.copies_in: dict[int, list[int]] = {}
 
     def free_blocks(self, i: int, now: float) -> None:
         if self.kv is not None and self.kv.held(i):
+            if self.prefix is not None:  # its full blocks of computed tokens stay findable
+                self.prefix.remember(i, self.block_keys(i, self.computed(i)))
             self.kv.free_request(i)
             self.timelines[i].kv.append((now, 0))
+
+    def take_prompt_blocks(self, i: int, tokens: int, now: float, keep_all: bool = False) -> int:
+        """Admission: request i takes the blocks for `tokens` tokens; with prefix caching its leading blocks
+        the cache holds are shared, not computed. The tokens found cached (they skip prefill). When all of its
+        prefill is found, the last block is computed again, as vLLM does (`keep_all`: not, as nano-vllm)."""
+        if self.prefix is None:
+            self.take_blocks(i, tokens, now)
+            return 0
+        target = self.states[i].target
+        keys = self.block_keys(i, target)
+        found = self.prefix.share(i, keys)
+        if found * self.config.block_size >= target and not keep_all:  # all of it: compute the last block again
+            self.prefix.free_request(i)
+            found = self.prefix.share(i, keys[:found - 1])
+        self.take_blocks(i, tokens, now)  # (its blocks are found once their prefill is planned: prefill())
+        cached = found * self.config.block_size
+        timeline = self.timelines[i]
+        timeline.queried += target
+        timeline.cached += cached
+        if timeline.preemptions:  # (a recompute prefills again only what the cache did not keep)
+            timeline.recomputed -= cached
+        return cached
+
+    def found_prefix(self, i: int) -> int:
+        """Tokens of waiting request i's prefill the prefix cache holds now (what lpm orders by)."""
+        keys = self.block_keys(i, self.states[i].target)
+        return self.prefix.cached(keys) * self.config.block_size
+
+    def block_keys(self, i: int, tokens: int) -> list[object]:
+        return block_keys(self.requests[i], i, tokens, self.config.block_size, self.config.prefix_block)
+
+    def computed(self, i: int) -> int:
+        """Tokens of request i whose KV is computed: what its prefill got through, else its prompt and every
+        token made but the last (a decode computes the KV of the token it feeds, not of the one it makes)."""
+        s = self.states[i]
+        if s.prefilled < s.target:
+            return s.prefilled
+        return max(s.target, s.prompt + self.generated(i) - 1)
 
     def take_blocks(self, i: int, tokens: int, now: float) -> bool:
         """Grow request i's blocks to hold `tokens` tokens; False (nothing taken) if the pool is short."""
@@ -88,10 +134,13 @@ class KVMemory:
         return heap[0][0] - self.rounds.now if heap else NEVER
 
     def victim(self, among: list[int]) -> int:
-        """The running request to preempt: the latest arrival, or the lowest priority (then the latest). With
+        """The running request to preempt: the latest arrival, the lowest priority (then the latest), or the last
+        admitted. With
         preemptive priority always the lowest class first: a better class pushed out would push back at once."""
         if self.policy.victim == "lowest-priority" or self.policy.preemptive_priority:
             return max(among, key=lambda j: (self.requests[j].priority, j))
+        if self.policy.victim == "newest":
+            return among[-1]  # (`among` is in admission order)
         return max(among)
 
     def preempt(self, i: int, now: float, recompute: bool = False, requeue: bool = True) -> None:
@@ -101,9 +150,12 @@ class KVMemory:
         s = self.states[i]
         swap = self.policy.preempt == "swap" and (i in self.decoders or s.phase == SWAP_IN) and not recompute
         held = self.kv.held(i) if self.kv is not None else 0
+        table = self.kv.tables.get(i, []) if swap and self.kv is not None else None
         self.drop_running(i, now)
         s.timeline.preemptions += 1
         if swap:
+            if self.kv is not None:  # (the blocks it held, freed just now: an executor copies them out first)
+                self.copies_out[i] = table
             s.phase, s.swapped_blocks = SWAPPED, held
             s.timeline.swapped_blocks += held
             self.schedule.events.append((now, "swap_out", i))
@@ -122,6 +174,8 @@ class KVMemory:
         self.enter(i)
         self.states[i].phase = SWAP_IN
         self.take_blocks(i, self.states[i].swapped_blocks * self.config.block_size, now)
+        if self.kv is not None:
+            self.copies_in[i] = list(self.kv.tables.get(i, ()))
         self.schedule.events.append((now, "swap_in", i))
         heapq.heappush(self.swap_done, (now + self.config.swap_cost, i))  # done at a later plan, never this one
 
@@ -131,6 +185,17 @@ class KVMemory:
             timeline = self.timelines[i]
             timeline.add("swapping", timeline.segments[-1].end, now, 0)  # it held its slot until this plan
             self.start_decoding(i)
+
+    def hand_copies(self, it) -> None:
+        """Swap: the iteration being planned carries the block copies made since the last one committed (live
+        until it commits, as its block tables are: swap-ins are planned after it is made)."""
+        if self.policy.preempt == "swap":
+            it.swapped_out, it.swapped_in = self.copies_out, self.copies_in
+
+    def copies_made(self, it) -> None:
+        """The iteration that carried the copies committed: later ones start afresh."""
+        if it.swapped_out or it.swapped_in:
+            self.copies_out, self.copies_in = {}, {}
 
     def swapping(self) -> bool:
         return any(self.states[i].phase == SWAP_IN for i in self.running)

@@ -43,6 +43,7 @@ class Continuous(Scheduler):
         self.clock = clock
         hold = self.before_iteration(now)
         it = Iteration(blocks=self.kv.tables if self.kv is not None else None)
+        self.hand_copies(it)
         if self.readers and self.decoders:
             self.pause_for_clients(it, now)
         budget, use = self.config.token_budget, {}  # use: token-work by tenant (quotas)
@@ -69,7 +70,7 @@ class Continuous(Scheduler):
             self.swap_ins_done(now)
         if self.held:
             self.held_back_due(now)
-        if self.queue.aging is not None:
+        if self.queue.sorts:
             self.queue.refresh(now)
         hold = self.overcommit and self.grow_due(now) and bool(self.running)
         if self.policy.preemptive_priority:
@@ -142,18 +143,22 @@ class Continuous(Scheduler):
                 continue
             queue.remove(i)
             self.admit(i, now)
-            if self.kv is not None:
-                self.take_blocks(i, self.kv_need(i), now)
-            budget = self.prefill(it, i, min(self.states[i].target, chunk, budget, room), budget, use)
+            s = self.states[i]
+            if self.kv is not None:  # (the tokens found in a prefix cache are not prefilled)
+                s.prefilled = self.take_prompt_blocks(i, self.kv_need(i), now)
+            budget = self.prefill(it, i, min(s.target - s.prefilled, chunk, budget, room), budget, use)
         return budget
 
     def prefill(self, it: Iteration, i: int, take: int, budget: int, use: dict) -> int:
-        """Request i prefills `take` tokens in this iteration (its prefill completes when they are its last)."""
-        if take <= 0:
-            return budget
+        """Request i prefills `take` tokens in this iteration (its prefill completes when they are its last; a
+        prefill the prefix cache held whole completes with none)."""
         s = self.states[i]
+        if take <= 0 and s.prefilled < s.target:
+            return budget
         it.prefill.append((i, s.prefilled, take))
         it.prefill_tokens += take
+        if self.prefix is not None:  # the blocks this chunk fills can be found from now on, as in vLLM
+            self.prefix.remember(i, self.block_keys(i, s.prefilled + take))
         if s.prefilled + take == s.target:
             it.prefill_done.append(i)
             if self.prefill_emits:
@@ -208,6 +213,7 @@ class Continuous(Scheduler):
     def commit(self, it: Iteration, start: float, end: float) -> None:
         """Record the iteration(s) that ran in [start, end) and move every request on."""
         self.record_step(it, start, end)
+        self.copies_made(it)
         if self.readers:  # (before anybody starts decoding: `it.decoding` may be a view of the decoders)
             self.stream_tokens(it, end)
         self.commit_decodes(it, start, end)
@@ -316,7 +322,7 @@ class Static(Scheduler):
     def form_batch(self, now: float) -> bool:
         """The next batch: waiting requests in the policy's order while a slot is free and the KV cache can
         reserve all each will hold."""
-        if self.queue.aging is not None:
+        if self.queue.sorts:
             self.queue.refresh(now)
         position = -1
         while len(self.batch) < self.seq_limit:
@@ -400,6 +406,16 @@ def make_scheduler(policy: Policy | str, trace: Trace, config: Config, unit: str
     policy = Policy(batching=policy) if isinstance(policy, str) else policy
     if policy.batching == "static":
         return Static(trace, config, policy, unit)
+    if policy.preset == "nano-vllm":
+        from .presets import NanoVllm  # (it extends Continuous: imported when chosen)
+
+        return NanoVllm(trace, config, policy, unit, shared_pauses=fast)
+    if policy.preset:
+        from .presets import expand
+
+        scheduler = make_scheduler(expand(policy, config), trace, config, unit, fast)
+        scheduler.schedule.options = policy  # (what was asked for: the preset)
+        return scheduler
     if (fast and policy == Policy() and not config.kv_blocks and config.cost.kind == "ticks" and not config.moe.experts
             and all(r.cancel_at is None and r.disconnect_at is None for r in trace.requests)):
         from .plain import PlainContinuous  # (it extends Continuous: imported when chosen)

@@ -73,9 +73,11 @@ class WaitQueue:
     def __init__(self, requests: tuple[Request, ...], policy: Policy, groups: list[int] | None = None):
         """`groups`: each request's tree (0 for requests under no quota, g for the g-th tenant with one)."""
         self.requests = requests
-        self.head_of_line = policy.order == "fcfs"
+        self.head_of_line = policy.order in ("fcfs", "lpm")
         self.aging = policy.aging_rate if policy.order == "aging" else None
-        if policy.order in ("fcfs", "fcfs-skip", "aging"):  # a trace is sorted by arrival: rank is the index
+        # lpm: a function giving a waiting request's prefix found in the cache (the scheduler sets it)
+        self.prefix_found = None
+        if policy.order in ("fcfs", "fcfs-skip", "aging", "lpm"):  # a trace is sorted by arrival: rank is the index
             self.by_rank = self.rank = list(range(len(requests)))
         else:
             self.by_rank = sorted(range(len(requests)), key=lambda i: _static_key(requests[i], i, policy))
@@ -106,7 +108,7 @@ class WaitQueue:
     def push(self, request: int, cost: int) -> None:
         self.count += 1
         self.tree_of(request).set(self.rank[request], cost)
-        if self.aging is not None:
+        if self.sorts:
             self.waiting.add(request)
             if self._sorted is not None:  # keep this step's order: re-sort at the time it was made for
                 self.refresh(self._now)
@@ -116,14 +118,28 @@ class WaitQueue:
         self.tree_of(request).set(self.rank[request], NEVER)
         self.waiting.discard(request)
 
+    @property
+    def sorts(self) -> bool:
+        """Whether the order changes while requests wait (aging, lpm): then it is made again at every step."""
+        return self.aging is not None or self.prefix_found is not None
+
     def refresh(self, now: float) -> None:
-        """Aging: order the waiting requests by priority minus the credit their wait has earned."""
+        """Aging: order the waiting requests by priority minus the credit their wait has earned. lpm: by the
+        prefix the cache holds for each, longest first, in arrival order among equals; past 128 waiting, in
+        arrival order alone (SGLang turns the costly matching off then)."""
+        if self.prefix_found is not None:
+            found = dict.fromkeys(self.waiting, 0) if len(self.waiting) > 128 else \
+                {i: -self.prefix_found(i) for i in self.waiting}
+            self._sorted, self._now = sorted(self.waiting, key=lambda i: (found[i], i)), now
+            return
         requests, rate = self.requests, self.aging
         credit = {i: requests[i].priority - rate * (now - requests[i].arrival) for i in self.waiting}
         self._sorted, self._now = sorted(self.waiting, key=lambda i: (credit[i], i)), now
 
     def ahead(self, i: int, j: int, now: float) -> bool:
         """Whether request i comes before request j in this queue's order at `now`."""
+        if self.prefix_found is not None:
+            return (-self.prefix_found(i), i) < (-self.prefix_found(j), j)
         if self.aging is not None:
             requests, rate = self.requests, self.aging
             return ((requests[i].priority - rate * (now - requests[i].arrival), i)

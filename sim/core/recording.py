@@ -200,6 +200,21 @@ class Recording:
                 finishing.append(i)
         return accepted, finishing
 
+    def settle(self, it: Iteration, accepted: dict[int, int]) -> None:
+        """An executor that verifies the drafts itself (the real engine) replaces the plan's draws with the
+        drafts each decoder accepted, before it commits `it`; the decoders whose step makes their last token are
+        found again (a prefill's sampled last token stays). The simulator's executor keeps the draws."""
+        made, k, finishing = self.rounds.made, self.policy.spec_tokens, []
+        for i in it.decoding:
+            s = self.states[i]
+            left, n = s.request.output - made(s) - 1, accepted.get(i, 0)
+            if not 0 <= n <= min(k, left):
+                raise ValueError(f"request {i}: {n} drafts accepted, of at most {min(k, left)}")
+            if n == left:
+                finishing.append(i)
+        it.finishing = finishing + [i for i in it.finishing if i not in it.accepted]
+        it.accepted = {i: accepted.get(i, 0) for i in it.decoding}
+
     def steps_until(self, when: float, now: float, length: float) -> int:
         """Iterations of `length` starting before `when` (from `now`)."""
         return max(1, math.ceil((when - now) / length))

@@ -57,6 +57,8 @@ class RequestTimeline:
     kv: list[tuple[float, int]] = field(default_factory=list)  # (time, blocks held from then on)
     prefill_emits: list[float] = field(default_factory=list)  # tokens sampled by prefills (engine mode)
     read_rate: float | None = None  # tokens its client reads a time unit (None: as fast as they come)
+    queried: int = 0  # prefix caching: tokens of its prefills looked up in the cache, over its admissions
+    cached: int = 0  # of those, the tokens found (they skipped prefill)
     disconnect_at: float | None = None  # when its client goes away
 
     def add(self, phase: str, start: float, end: float, tokens: int, merge: bool = True) -> None:

@@ -31,6 +31,8 @@ def check_runnable(trace: Trace, config: Config, policy: Policy) -> None:
     speculative step that costs more than the whole budget."""
     if policy.chunk_size is None:
         check_budget(trace, config.token_budget)
+    if policy.prefix_cache and not config.kv_blocks:
+        raise ConfigError("prefix_cache", "caches KV blocks: give the KV cache a size (kv_blocks)")
     if policy.spec_tokens + 1 > config.token_budget:
         raise ConfigError("spec_tokens", f"verifying {policy.spec_tokens} draft tokens costs "
                           f"{policy.spec_tokens + 1} token-work a request, more than the token budget "
@@ -79,6 +81,8 @@ class Scheduler(KVMemory, Recording, Streaming):
         self.init_recording()
         self.init_memory()
         self.init_streaming()
+        if policy.order == "lpm":
+            self.queue.prefix_found = self.found_prefix
 
     @property
     def done(self) -> bool:

@@ -40,10 +40,12 @@ def _request_rows(schedule: Schedule, metrics: Metrics, emitted: list[Sequence[f
             for r in metrics.requests]
     for row, times in zip(rows, schedule.emitted() if emitted is None else emitted):
         row["emitted"] = list(times)
-    streaming = streams(schedule)
+    streaming, caching = streams(schedule), caches(schedule)
     for row, r, timeline in zip(rows, metrics.requests, schedule.requests):
         if streaming:
             row.update(generated=r.generated, sent=r.sent, paused_ticks=_number(r.paused))
+        if caching:
+            row["cached_tokens"] = timeline.cached
         if r.finish_reason in ("cancelled", "disconnected"):
             row.update(cancel_time=timeline.cancel_time, delivered=r.delivered, wasted=r.wasted)
         elif r.finish_reason == "rejected":
@@ -51,6 +53,12 @@ def _request_rows(schedule: Schedule, metrics: Metrics, emitted: list[Sequence[f
         if r.recomputed:
             row["recomputed"] = r.recomputed
     return rows
+
+
+def caches(schedule: Schedule) -> bool:
+    """Whether the run caches prefixes (the option, or a preset whose engine does)."""
+    options = schedule.options
+    return options is not None and (options.prefix_cache or options.preset == "nano-vllm")
 
 
 def streams(schedule: Schedule) -> bool:
@@ -114,7 +122,9 @@ def _overall_json(schedule: Schedule, metrics: Metrics) -> dict:
         "wasted_tokens": m.wasted_tokens, "graph_padding": m.graph_padding, "spec_accepted": m.spec_accepted,
         "kv_peak": m.kv_peak, "kv_mean": None if m.kv_mean is None else _number(m.kv_mean),
     } | ({"moe": asdict(config.moe)} if config.moe.experts else {}) | (
-        {"read_rate": config.read_rate, "unsent_tokens": m.unsent_tokens} if streams(schedule) else {})
+        {"read_rate": config.read_rate, "unsent_tokens": m.unsent_tokens} if streams(schedule) else {}) | (
+        {"prefix_cache": {"queried_tokens": m.prefix_queried, "hit_tokens": m.prefix_hits,
+                          "hit_rate": _number(m.prefix_hit_rate)}} if caches(schedule) else {})
 
 
 def run_json(schedule: Schedule, metrics: Metrics, emitted: list[Sequence[float]] | None = None) -> dict:
@@ -183,7 +193,8 @@ def overall_rows(metrics: Metrics) -> dict[str, float]:
             row[f"{name}_p{q}"] = value
     row.update(finished=m.finished, cancelled=m.cancelled, disconnected=m.disconnected, rejected=m.rejected,
                preemptions=m.preemptions, recomputed_tokens=m.recomputed_tokens, swapped_blocks=m.swapped_blocks,
-               wasted_tokens=m.wasted_tokens, unsent_tokens=m.unsent_tokens, graph_padding=m.graph_padding,
+               wasted_tokens=m.wasted_tokens, unsent_tokens=m.unsent_tokens, prefix_hit_rate=m.prefix_hit_rate,
+               graph_padding=m.graph_padding,
                spec_accepted=m.spec_accepted, kv_peak=m.kv_peak, kv_mean=m.kv_mean)
     return row
 

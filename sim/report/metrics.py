@@ -68,11 +68,18 @@ class Metrics:
     swapped_blocks: int
     wasted_tokens: int
     unsent_tokens: int  # tokens made that no client read: generated - sent (the design document's waste)
+    prefix_queried: int  # prefix caching: prefill tokens looked up in the cache (each admission's whole prefill)
+    prefix_hits: int  # of those, the tokens found cached (they skipped prefill)
     disconnected: int  # requests whose client went away before they finished
     graph_padding: int
     spec_accepted: int
     kv_peak: int | None  # KV blocks, at most and on average over the makespan (None: not tracked)
     kv_mean: float | None
+
+    @property
+    def prefix_hit_rate(self) -> float:
+        """Share of the prefill tokens looked up in the prefix cache that it held."""
+        return self.prefix_hits / self.prefix_queried if self.prefix_queried else 0.0
 
     @property
     def goodput(self) -> float:
@@ -239,6 +246,7 @@ def compute(schedule: Schedule, slo: SLO | None = None, emitted: list[Sequence[f
         preemptions=sum(t.preemptions for t in timelines), recomputed_tokens=sum(t.recomputed for t in timelines),
         swapped_blocks=sum(t.swapped_blocks for t in timelines), wasted_tokens=sum(r.wasted for r in requests),
         unsent_tokens=sum(r.generated - r.sent for r in requests), disconnected=reasons.count("disconnected"),
+        prefix_queried=sum(t.queried for t in timelines), prefix_hits=sum(t.cached for t in timelines),
         graph_padding=totals.graph, spec_accepted=totals.accepted, kv_peak=kv_peak,
         kv_mean=kv_area / makespan if kv_peak is not None and makespan else None)
 

@@ -122,6 +122,11 @@ def _write_counters(out: _Writer, metrics: Metrics, emitted: list) -> None:
     for reason in ("length", "abort"):
         count = sum(1 for r in metrics.requests if FINISH_REASONS[r.finish_reason] == reason)
         out.sample("vllm:request_success_total", count, f'finished_reason="{reason}"')
+    out.family("vllm:prefix_cache_queries_total", "counter",
+               "Prefix cache queries, in tokens (each admission's prefill; 0 without prefix caching).")
+    out.sample("vllm:prefix_cache_queries_total", metrics.prefix_queried)
+    out.family("vllm:prefix_cache_hits_total", "counter", "Prefix cache hits, in tokens.")
+    out.sample("vllm:prefix_cache_hits_total", metrics.prefix_hits)
 
 
 def _write_token_histograms(out: _Writer, schedule: Schedule, metrics: Metrics, done: list) -> None:

@@ -27,7 +27,7 @@ PARAMETERS = ("rate", "token_budget", "max_seqs", "chunk_size", "kv_blocks")
 MAX_POINTS = 50
 COLUMNS = ("policy", "value", "goodput", "goodput_requests", "attainment", "ttft_p50", "ttft_p90", "ttft_p99",
            "tpot_p50", "tpot_p90", "tpot_p99", "throughput", "finished", "makespan", "idle_waiting", "slow_prompt",
-           "error")
+           "hit_rate", "error")
 
 
 class SweepError(ValueError):
@@ -107,7 +107,8 @@ def point(trace: Trace, entry: Entry, parameter: str, value: float | int) -> dic
     m = compute(schedule)
     row.update(goodput=m.goodput, goodput_requests=m.goodput_requests, attainment=m.slo_attainment,
                throughput=m.throughput, finished=m.finished, makespan=m.makespan,
-               idle_waiting=idle_while_waiting(schedule), slow_prompt=slowest_prompt(m))
+               idle_waiting=idle_while_waiting(schedule), slow_prompt=slowest_prompt(m),
+               hit_rate=m.prefix_hit_rate if m.prefix_queried else None)
     for latency in ("ttft", "tpot"):
         for q, v in m.percentiles[latency].items():
             row[f"{latency}_p{q}"] = v

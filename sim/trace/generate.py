@@ -163,3 +163,34 @@ def resample(source: Trace, n: int, seed: int = 0, prefix: str = "r") -> Trace:
     arrivals = _ticks(arrival_rng.choices(gaps, k=n - 1))
     return _trace(names, arrivals, prompt_rng.choices([r.prompt for r in requests], k=n),
                   output_rng.choices([r.output for r in requests], k=n))
+
+
+def shared_prefix(n: int, rate: float, system: int, question: Length, output: Length, turns: int = 1,
+                  block: int = 16, seed: int = 0, prefix: str = "r") -> Trace:
+    """A workload whose prompts share prefixes, named by `hash_ids` of `block` tokens (the Config's
+    `prefix_block`): every conversation starts with the same system prompt of `system` tokens, and a
+    conversation of `turns` turns sends each turn as one request whose prompt is the previous turn's prompt and
+    answer followed by a new question (multi-turn chat). Conversations arrive at `rate` per tick; a turn comes
+    when the previous one could have been answered (its output length later, in ticks)."""
+    _check_int("n", n, 1, MAX_REQUESTS)
+    _check_int("system", system, 0)
+    _check_int("turns", turns, 1, 1000)
+    _check_int("block", block, 1)
+    names = _names(n, prefix)
+    arrival_rng, prompt_rng, output_rng = _streams(seed)
+    starts = bursty(max(1, math.ceil(n / turns)), rate, 1.0, arrival_rng)
+    ids = iter(range(1, 10**12))
+    shared = [next(ids) for _ in range(system // block)]  # the system prompt's full blocks, common to all
+    rows = []
+    for start in starts:
+        tokens, chain, now = system, list(shared), start
+        for _ in range(turns):
+            if len(rows) == n:
+                break
+            tokens += question.sample(prompt_rng)
+            chain += [next(ids) for _ in range(tokens // block - len(chain))]  # this turn's own new blocks
+            made = output.sample(output_rng)
+            rows.append({"name": names[len(rows)], "arrival": now, "prompt": tokens, "output": made,
+                         "hash_ids": list(chain)})
+            tokens, now = tokens + made, now + made
+    return validate(sorted(rows, key=lambda row: row["arrival"]))

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 from sim.trace.trace import (
+    MAX_HASH_IDS,
     MAX_TICK,
     MAX_TOKENS,
     REQUIRED,
@@ -36,7 +37,8 @@ _MICROSECOND = timedelta(microseconds=1)
 _LINE_END = re.compile("\r\n|\r|\n")
 
 # A parsed row: (time in the format's own unit, raw prompt tokens, raw output tokens), or why it is unusable.
-Parsed = tuple[float, object, object] | str
+# (time, prompt, output) or (time, prompt, output, other columns kept), else why the record is dropped
+Parsed = tuple[float, object, object] | tuple[float, object, object, dict] | str
 
 
 def _count(number: int, noun: str) -> str:
@@ -166,7 +168,7 @@ def _round(amount: float, factor: float) -> float:
 
 
 # A kept row: (data row, time in the format's own unit, prompt tokens, output tokens).
-_Kept = tuple[int, float, int, int]
+_Kept = tuple[int, float, int, int, dict]
 
 
 def _convert(fmt: str, records: Iterable[tuple[int, object]], parse: Callable[[object], Parsed],
@@ -209,7 +211,7 @@ def _keep(records: Iterable[tuple[int, object]], parse: Callable[[object], Parse
         if isinstance(parsed, str):
             drop(row, parsed)
             continue
-        time, raw_prompt, raw_output = parsed
+        time, raw_prompt, raw_output, *extra = parsed
         origin = time if origin is None else origin
         if not start <= _round(time - origin, unit_ms / 1000) < end:
             drop(row, OUTSIDE)
@@ -219,7 +221,7 @@ def _keep(records: Iterable[tuple[int, object]], parse: Callable[[object], Parse
         if isinstance(prompt, str) or isinstance(output, str):
             drop(row, prompt if isinstance(prompt, str) else output)
             continue
-        kept.append((row, time, prompt, output))
+        kept.append((row, time, prompt, output, extra[0] if extra and options.token_scale == 1 else {}))
     return kept, read, not_read, last
 
 
@@ -227,16 +229,16 @@ def _arrival_rows(fmt: str, kept: list[_Kept], last: int, unit_ms: float, option
                   drop: Callable[[int, str], None]) -> list[dict]:
     """Native rows of the kept records, named by data row, arriving in ticks after the earliest one."""
     # Arrivals count from the earliest kept row, so the first request arrives at tick 0.
-    t0 = min((time for _, time, _, _ in kept), default=0)
+    t0 = min((time for _, time, _, _, _ in kept), default=0)
     width = max(6, len(str(last)))
     rows = []
-    for row, time, prompt, output in kept:
+    for row, time, prompt, output, extra in kept:
         tick = _round(time - t0, unit_ms / options.ms_per_tick)
         if tick > MAX_TICK:
             drop(row, f"arrives after tick {MAX_TICK:,}")
             continue
         rows.append({"name": f"{fmt}-{row:0{width}d}", "arrival": math.floor(tick),
-                     "prompt": prompt, "output": output})
+                     "prompt": prompt, "output": output} | extra)
     return rows
 
 
@@ -321,12 +323,16 @@ def _mooncake_parse(line: str) -> Parsed:
         return "missing timestamp"
     if not _finite(raw):
         return "unparseable timestamp"
-    return float(raw), data.get("input_length"), data.get("output_length")
+    ids = data.get("hash_ids")
+    kept = {"hash_ids": ids} if isinstance(ids, list) and all(
+        type(i) is int and i >= 0 for i in ids) and len(ids) <= MAX_HASH_IDS else {}
+    return float(raw), data.get("input_length"), data.get("output_length"), kept
 
 
 def import_mooncake(text: str | bytes, options: ImportOptions | None = None) -> ImportResult:
     """Mooncake JSONL: {"timestamp": ms, "input_length": n, "output_length": n, "hash_ids": [...]} a line.
-    The hash ids (512-token prefix blocks) are not used."""
+    The hash ids (one a 512-token prefix block) are kept for prefix caching, unless token counts are scaled
+    (the blocks would no longer match the prompts)."""
     lines = _LINE_END.split(_text(text))  # JSON text never holds a raw CR or LF, so any line ending will do
     if not lines[-1].strip():
         lines.pop()  # the newline that ends the last line starts no row

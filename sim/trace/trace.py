@@ -14,7 +14,8 @@ from .chat import BYTES, Message, MessagesError, apply_template, conversation, c
 
 REQUIRED = ("name", "arrival", "prompt", "output")
 # Optional columns later features read; absent ones take the Request defaults.
-OPTIONAL = ("priority", "deadline", "tenant", "cancel_at", "text", "read_rate", "disconnect_at", "system", "messages")
+OPTIONAL = ("priority", "deadline", "tenant", "cancel_at", "text", "read_rate", "disconnect_at", "system", "messages",
+            "hash_ids")
 COLUMNS = REQUIRED + OPTIONAL
 
 # The design document's worked example: (arrival, prompt tokens, output tokens), with SEED_BUDGET.
@@ -25,7 +26,7 @@ MAX_TICK = 10**9
 MAX_TOKENS = 10**7
 MAX_NAME = 100
 MAX_TEXT = 100_000
-TEXT_COLUMNS = ("name", "tenant", "text", "system", "messages")
+TEXT_COLUMNS = ("name", "tenant", "text", "system", "messages", "hash_ids")
 # A prompt given as words: a user message (text), a system message, or a conversation (messages, JSON).
 PROMPT_TEXT = ("text", "system", "messages")
 
@@ -45,6 +46,7 @@ MESSAGES = {
     "no_prompt": "is empty, and so is the text that could stand in for it",
     "not_integer": "must be a whole number, got {value}",
     "not_rate": "must be a number of tokens a time unit above 0, got {value}",
+    "bad_hash_ids": "must be whole numbers >= 0 (prefix-block hashes, as Mooncake's hash_ids), got {value}",
     "below_min": "must be at least {min}, got {value}",
     "above_max": "must be at most {max}, got {value}",
     "too_long": "is longer than {max} characters",
@@ -120,6 +122,7 @@ class Request(NamedTuple):
     disconnect_at: int | None = None  # when its client goes away
     system: str | None = None  # a system message that goes with `text`
     messages: str | None = None  # a conversation: a JSON list of {"role", "content"} (checked, compact)
+    hash_ids: tuple[int, ...] | None = None  # prefix-block hashes of its prompt (sim.core.prefix), as Mooncake's
 
 
 @dataclass(frozen=True, slots=True)
@@ -242,10 +245,32 @@ def _row_request(problems: list[Problem], row: Mapping[str, object], number: int
     if any(c in row for c in OPTIONAL):
         priority, deadline, cancel_at, tenant = _optional_cells(cell, arrival, text)
         read_rate, disconnect_at = _client_cells(cell, arrival)
+    hash_ids = _hash_ids(cell) if "hash_ids" in row else None
     if len(problems) == bad:
         return Request(name, arrival, prompt, output, priority or 0, deadline, tenant or "", cancel_at, text,
-                       read_rate, disconnect_at, system, messages)
+                       read_rate, disconnect_at, system, messages, hash_ids)
     return None
+
+
+MAX_HASH_IDS = 100_000
+
+
+def _hash_ids(cell: tuple) -> tuple[int, ...] | None:
+    """A row's prefix-block hashes: a list (JSON), or whole numbers separated by spaces or commas (CSV)."""
+    problems, row, number, name = cell
+    raw = row.get("hash_ids")
+    if raw is None or (isinstance(raw, str) and not raw.strip()) or (isinstance(raw, float) and math.isnan(raw)):
+        return None
+    items = raw.strip().strip("[]").replace(",", " ").split() if isinstance(raw, str) else raw
+    try:
+        ids = tuple(int(item) for item in items) if isinstance(items, list | tuple) else None
+    except (TypeError, ValueError, OverflowError):
+        ids = None
+    if ids is None or any(isinstance(item, bool | float) for item in items) or any(i < 0 for i in ids) \
+            or len(ids) > MAX_HASH_IDS:
+        problems.append(Problem("bad_hash_ids", number, name, "hash_ids", {"value": _short(raw)}))
+        return None
+    return ids or None
 
 
 def _client_cells(cell: tuple, arrival: int | None) -> tuple[float | None, int | None]:
@@ -438,9 +463,11 @@ def csv_table(header: list[str], rows: Iterable[Iterable[object]]) -> str:
 
 
 def write_csv(trace: Trace) -> str:
-    """The trace as native CSV; `read_csv` gives it back exactly, and a spreadsheet runs none of its text."""
+    """The trace as native CSV; `read_csv` gives it back exactly, and a spreadsheet runs none of its text (hash
+    ids are written as whole numbers separated by spaces)."""
     rows = trace.rows()
-    return csv_table(list(rows[0]), [row.values() for row in rows])
+    return csv_table(list(rows[0]), [[" ".join(map(str, v)) if isinstance(v, tuple) else v for v in row.values()]
+                                     for row in rows])
 
 
 def write_json(trace: Trace) -> str:

@@ -624,6 +624,7 @@ TEXTS = {
     "prob_no_prompt": "is empty, and so is the text that could stand in for it",
     "prob_not_integer": "must be a whole number, got {value}",
     "prob_not_rate": "must be a number of tokens a time unit above 0, got {value}",
+    "prob_bad_hash_ids": "must be whole numbers >= 0 (prefix-block hashes, as Mooncake's hash_ids), got {value}",
     "prob_below_min": "must be at least {min}, got {value}",
     "prob_above_max": "must be at most {max}, got {value}",
     "prob_too_long": "is longer than {max} characters",
@@ -724,10 +725,10 @@ TEXTS = {
         "The worked example shows what iteration-level scheduling wins. Each win has a price, and ticks hide "
         "it: in the tick model every iteration lasts one tick, so every TPOT is 1. Here iterations take "
         "milliseconds, as on a real server: **c0 + c_prefill × prefill tokens + c_decode × decoding requests "
-        "+ c_attn × context read**. Seven costs, each on a trace that shows it, each named on its chart with "
+        "+ c_attn × context read**. Eight costs, each on a trace that shows it, each named on its chart with "
         "its figure. (Lesson 1 reads the worked example's ticks as {ms} ms each.)"),
     "cost_back": "Back to the worked example",
-    "cost_running": "Simulating the seven lessons…",
+    "cost_running": "Simulating the eight lessons…",
     "cost_download": "Download this table (CSV)",
     "cost_example_gantt": "The worked example in ms, continuous batching",
     "cost_continuous": "continuous",
@@ -860,7 +861,7 @@ TEXTS = {
     "sw_col_label": "policy",
     "sw_col_batching": "batching",
     "sw_col_order": "order",
-    "sw_kv_columns": "Show the KV cache columns (blocks, admission, preemption)",
+    "sw_kv_columns": "Show the KV cache columns (blocks, admission, preemption, prefix cache)",
     "sw_col_budget": "budget",
     "sw_col_max_seqs": "max seqs",
     "sw_col_chunk": "chunk size",
@@ -957,6 +958,13 @@ TEXTS = {
     "sw_short_max_seqs": "max seqs",
     "sw_short_chunk_size": "chunk",
     "sw_short_kv_blocks": "KV blocks",
+    "sw_prefix_example": "Example: prefix caching",
+    "sw_prefix_example_help": (
+        "Loads a Mooncake-shaped trace (600 requests: conversations of three turns that all start with the "
+        "same 48-token system prompt) and sweeps its load with and without the prefix cache, everything "
+        "else equal."),
+    "sw_prefix_off": "no prefix cache",
+    "sw_prefix_on": "prefix cache",
     "sw_default_static": "static",
     "sw_default_continuous": "continuous",
     "sw_default_chunked": "continuous + chunked",
@@ -1039,6 +1047,48 @@ TEXTS = {
         "Instead of holding its slot and KV blocks while its client catches up, a paused request is preempted "
         "(recompute or swap, as chosen) and queues again once its client has read enough."),
 
+    # -- The real engine's options: speculative decoding, swap, CUDA graphs --
+    "rm_kv_blocks": "KV cache blocks (0 = room for every slot)",
+    "rm_kv_blocks_help": (
+        "The model's paged KV cache, in blocks of 4 tokens. A small cache with overcommit admission makes the "
+        "engine preempt requests when it runs out: by recompute, or by swap (their blocks copied to host memory and "
+        "back)."),
+    "rm_spec": (
+        "**{label}** · speculative decoding by self-speculation: the model's own first layer drafts {k} tokens a "
+        "step, and the whole model verifies them in the batched forward pass. {accepted} of {proposed} draft tokens "
+        "accepted: **{rate}**. The simulator's prediction below draws the steps with this acceptance rate."),
+    "rm_spec_none": "{label}: no draft token was proposed (every step made a request's last token).",
+    "rm_spec_to_lab": "Give the lab policy {label} with acceptance {rate}",
+    "rm_spec_to_lab_help": (
+        "The trace lab's policy {label} becomes this policy, with the acceptance rate measured here, so that the "
+        "simulator draws the same speculation as this run."),
+    "rm_spec_in_lab": "The lab's policy {label} now drafts {k} tokens a step, accepted at {rate}.",
+    "rm_swap_title": "{label} · swap copies of KV blocks, measured",
+    "rm_swap_out": "copied out to host memory",
+    "rm_swap_in": "copied back in",
+    "rm_swap_hover": "<b>%{y}</b> at %{x:.1f} ms: %{customdata[0]} KV blocks in %{customdata[1]} ms",
+    "rm_swap_caption": (
+        "{copies} copies of KV blocks between the cache and host memory ({where}) took {ms} ms in all, {share} of "
+        "the run's {makespan} ms. Each marker is one copy (hover for its blocks and time); the Gantt chart above "
+        "shows each swapped request's wait and the iteration that brought it back."),
+    "rm_swap_where_cpu": "a separate tensor pool on the CPU",
+    "rm_swap_where_cuda": "pinned host memory",
+    "rm_swap_none": (
+        "{label}: no request was swapped out (the KV cache had room). Set fewer KV blocks and overcommit admission "
+        "to see swaps."),
+    "rm_graph_title": "{label} · decode iterations and CUDA graphs",
+    "rm_graph_replayed": "rows, replayed graph",
+    "rm_graph_eager": "rows, eager",
+    "rm_graph_rows": "rows computed",
+    "rm_graph_hover": "from %{{customdata[0]}} ms, %{{customdata[1]}} ms long<br>{kind}: %{{y}}",
+    "rm_graph_cpu": (
+        "CUDA graphs need a CUDA device: on this CPU every batch ran eagerly, and the {padding} rows that pad "
+        "decode batches up to the buckets ({buckets}) were computed as planned, {share} of the decode rows."),
+    "rm_graph_cuda": (
+        "{replayed} of {decodes} decode iterations replayed a captured CUDA graph (buckets {buckets}); {eager} ran "
+        "eagerly (larger than the largest bucket, or with speculative steps). The padding paid for the graphs: "
+        "{padding} rows, {share} of the decode rows."),
+
     # -- MoE routing --
     "moe_settings": "MoE routing (simulated; the same for A and B)",
     "moe_simulated_only": (
@@ -1120,6 +1170,106 @@ TEXTS = {
     "cost_col_expert_ms": "c_expert × busiest",
     "cost_col_a2a_ms": "c_a2a × crossing",
     "cost_col_total": "iteration time",
+
+    # -- Prefix caching and real engines' presets --
+    "opt_order_lpm": "longest prefix match (SGLang)",
+    "opt_victim_newest": "last admitted",
+    "opt_prefix_cache": "Prefix caching",
+    "opt_prefix_cache_help": (
+        "Automatic prefix caching (vLLM, SGLang's radix cache): a full KV block keeps what it holds, and a "
+        "request whose prompt starts with the same tokens reuses it instead of prefilling them. Needs a KV "
+        "cache size."),
+    "opt_short_prefix_cache": "prefix cache",
+    "opt_preset": "A real engine's scheduler",
+    "opt_preset_help": (
+        "Reproduce a real engine's scheduling rules; the options it sets are its own (see the sentence "
+        "under it)."),
+    "opt_preset_": "none (the options below)",
+    "opt_preset_nano_vllm": "nano-vllm",
+    "opt_preset_vllm_v1": "vLLM v1",
+    "opt_preset_sglang": "SGLang",
+    "opt_preset_trt_guaranteed_no_evict": "TensorRT-LLM, guaranteed no evict",
+    "opt_short_preset": "{value}",
+    "preset_about_nano_vllm": (
+        "nano-vllm (commit 9e8507ef): a step prefills or decodes, never both; strict arrival order; max "
+        "sequences bounds a step, not the running set; the newest request is preempted when a decode needs "
+        "a block; prefix caching always on. Held to nano-vllm's own code, token by token."),
+    "preset_about_vllm_v1": (
+        "vLLM v1 (b4622cf9): running requests first under one token budget, then waiting ones in arrival "
+        "order with chunked prefill; KV blocks taken as tokens come, the last admitted preempted when they "
+        "run out, nobody admitted in a step that preempted; prefix caching."),
+    "preset_about_sglang": (
+        "SGLang (ad0119fd): waiting requests ordered by the longest prefix the radix cache holds (arrival "
+        "order past 128 waiting), chunked prefill, preemption by recompute."),
+    "preset_about_trt_guaranteed_no_evict": (
+        "TensorRT-LLM's guaranteed-no-evict capacity scheduler: a request starts only when KV for its "
+        "whole sequence is free, in arrival order, so nothing is ever evicted."),
+    "cfg_prefix_block": "Tokens a hash id covers",
+    "cfg_prefix_block_help": (
+        "For traces with hash_ids (Mooncake's prefix-block hashes): the tokens each id covers, 512 for "
+        "Mooncake. The KV block size must divide it for prefix caching to find shared blocks."),
+
+    "marker_cached": "prefix cache hit",
+    "hover_cached": "<b>%{y}</b>: %{customdata} prompt tokens found in the prefix cache (not prefilled)",
+    "kv_total_shared": "blocks in use (a shared block counted once)",
+
+    "preset_shared_prefix": "Shared prefixes (prefix caching)",
+    "preset_shared_prefix_note": (
+        "Every conversation starts with the same 48-token system prompt and each turn resends the last "
+        "one's prompt (its hash_ids column names the shared blocks, as Mooncake's traces do). B caches "
+        "prefixes: watch the stars in its Gantt chart (tokens found in the cache, not prefilled), the hit "
+        "rate, and TTFT fall."),
+
+    "rm_source_shared_prompt": "one shared system prompt",
+    "rm_scenario_shared_prompt": (
+        "Eight questions arrive one an iteration, each after the same system message, “{system}”: every "
+        "prompt starts with the same bytes (under a chat template, its header too). Policy B caches "
+        "prefixes: the first request computes the shared blocks, and each later one finds them, reads the "
+        "very same KV blocks (their ids are in both block tables) and prefills only its own question. "
+        "Policy A prefills every prompt whole."),
+    "rm_prefix": (
+        "**{label}**: the prefix cache held **{hit}** of the **{queried}** prompt tokens looked up "
+        "(**{rate}**), so the model prefilled {prefilled} tokens."),
+    "rm_prefix_ttft": (
+        "Measured TTFT p50: **{before} ms** without the cache ({without}), **{after} ms** with it "
+        "({cached}), {change}: a request that finds its prefix prefills only what is new."),
+    "m_prefix_hit_rate": "prefix cache hit rate (prompt tokens)",
+
+    "col_read_rate": "read rate",
+    "help_read_rate": "Tokens its client reads a time unit (empty: as fast as they come).",
+    "col_disconnect_at": "client leaves",
+    "help_disconnect_at": "When its client goes away (empty: it stays).",
+    "col_hash_ids": "hash ids",
+    "help_hash_ids": (
+        "Prefix-block hashes of its prompt, whole numbers separated by spaces (Mooncake's hash_ids): equal "
+        "ids, equal tokens, so the prefix cache can share them."),
+
+    "sw_col_prefix_cache": "cache",
+    "sw_col_hit_rate": "hit rate",
+
+    "cost_lpm_title": "Cache-aware order: more hits, and who waits",
+    "cost_lpm_named": (
+        "longest prefix first: hit rate {hit_fcfs} → {hit_lpm}; chats' TTFT p50 {chat_fcfs} → {chat_lpm}, "
+        "loners' {loner_fcfs} → {loner_lpm}"),
+    "cost_lpm_story": (
+        "Chats share one of {groups} system prompts of {system} tokens; every sixth request is a loner "
+        "whose prompt nobody shares. The KV cache ({blocks} blocks of 16) cannot keep every system prompt, "
+        "and both policies cache prefixes. In **arrival order** the groups take turns and evict each "
+        "other's prompts: the cache finds **{hit_fcfs}** of the prompt tokens. **Longest prefix match** "
+        "(SGLang's lpm) admits first the waiting requests whose prompt the cache holds longest, so a group "
+        "runs together while its prompt is cached: **{hit_lpm}** found, and the chats' TTFT p50 falls from "
+        "**{chat_fcfs}** to **{chat_lpm}**. The price is paid by the loners, who never have a cached "
+        "prefix and keep being passed over: their TTFT p50 rises from **{loner_fcfs}** to **{loner_lpm}**. "
+        "That is starvation; SGLang bounds it only by falling back to arrival order when more than 128 "
+        "wait."),
+    "cost_lpm_fcfs": "cache, arrival order",
+    "cost_lpm_lpm": "cache, longest prefix first",
+    "cost_lpm_chats": "chats (shared system prompts)",
+    "cost_lpm_loners": "loners (prompts of their own)",
+    "cost_ttft_p50_axis": "TTFT p50 ({unit})",
+    "cost_col_hit_rate": "hit rate",
+    "cost_col_chat_ttft": "chats' TTFT p50",
+    "cost_col_loner_ttft": "loners' TTFT p50",
 
     # -- Tokenizer and chat template --
     "col_system": "system message",

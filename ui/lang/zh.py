@@ -608,6 +608,7 @@ TEXTS = {
     "prob_no_prompt": "为空，可以代替它的 text 也为空",
     "prob_not_integer": "必须是整数，实际为 {value}",
     "prob_not_rate": "必须是大于 0 的数（每个时间单位读取的 token 数），实际为 {value}",
+    "prob_bad_hash_ids": "必须是 >= 0 的整数（前缀块哈希，如 Mooncake 的 hash_ids），实际为 {value}",
     "prob_below_min": "不能小于 {min}，实际为 {value}",
     "prob_above_max": "不能大于 {max}，实际为 {value}",
     "prob_too_long": "超过 {max} 个字符",
@@ -708,10 +709,10 @@ TEXTS = {
         "把它藏了起来：tick 模型里每次迭代都是 1 个 tick，所以 TPOT 总是 "
         "1。这里的迭代像真实服务器一样以毫秒计：**c0 + c_prefill × prefill "
         "token 数 + c_decode × decode 请求数 + c_attn × "
-        "读取的上下文**。下面七种代价，各用一条能显出它的 trace，并在图上标出名称和数值。（第 "
+        "读取的上下文**。下面八种代价，各用一条能显出它的 trace，并在图上标出名称和数值。（第 "
         "1 课把示例的每个 tick 读作 {ms} 毫秒。）"),
     "cost_back": "回到示例推演",
-    "cost_running": "正在模拟七节课……",
+    "cost_running": "正在模拟八节课……",
     "cost_download": "下载此表（CSV）",
     "cost_example_gantt": "以毫秒计的示例推演：连续批处理",
     "cost_continuous": "连续",
@@ -855,7 +856,7 @@ TEXTS = {
     "sw_col_label": "策略",
     "sw_col_batching": "批处理",
     "sw_col_order": "队列顺序",
-    "sw_kv_columns": "显示 KV cache 相关列（块数、准入、抢占）",
+    "sw_kv_columns": "显示 KV cache 相关列（块数、准入、抢占、前缀缓存）",
     "sw_col_budget": "预算",
     "sw_col_max_seqs": "序列上限",
     "sw_col_chunk": "chunk 大小",
@@ -948,13 +949,19 @@ TEXTS = {
     "sw_goodput": "goodput（请求/tick）",
     "sw_attainment_pct": "达标率 %",
     "sw_throughput": "token/tick",
-    "sw_ttft_col": "TTFT p{q}（{unit}）",
+    "sw_ttft_col": "TTFT p{q} ({unit})",
     "sw_idle_pct": "空闲预算 %",
-    "sw_short_rate": "负载（倍）",
+    "sw_short_rate": "负载 (×)",
     "sw_short_token_budget": "预算",
     "sw_short_max_seqs": "序列上限",
     "sw_short_chunk_size": "chunk",
     "sw_short_kv_blocks": "KV 块数",
+    "sw_prefix_example": "示例：前缀缓存",
+    "sw_prefix_example_help": (
+        "载入一条 Mooncake 形状的 trace（600 个请求：每段对话三轮，都以同一个 48 token 的系统提示开头），在"
+        "其他条件相同时，对比开启与关闭前缀缓存时负载扫描的结果。"),
+    "sw_prefix_off": "无缓存",
+    "sw_prefix_on": "前缀缓存",
     "sw_default_static": "静态",
     "sw_default_continuous": "连续",
     "sw_default_chunked": "连续 + 分块 prefill",
@@ -1031,6 +1038,42 @@ TEXTS = {
     "opt_release_paused_help": (
         "暂停的请求不再占着槽位和 KV 块等客户端，而是被抢占（按所选方式重算或换出），等客户端读够后重新排队。"),
 
+    # -- The real engine's options: speculative decoding, swap, CUDA graphs --
+    "rm_kv_blocks": "KV cache 块数（0 表示每个槽位都够用）",
+    "rm_kv_blocks_help": (
+        "模型的分页 KV cache，每块 4 个 token。cache 小、又用超额准入时，块用完后引擎会抢占请求：重算，或换出"
+        "（把它的块复制到主机内存，之后再复制回来）。"),
+    "rm_spec": (
+        "**{label}** · 自推测解码：由模型自己的第一层每步起草 {k} 个 token，再由整个模型在批量前向中验证。"
+        "起草的 {proposed} 个 token 中接受了 {accepted} 个：**{rate}**。下面模拟器的预测按这个接受率画出每一步。"),
+    "rm_spec_none": "{label}：没有起草任何 token（每一步都生成了某个请求的最后一个 token）。",
+    "rm_spec_to_lab": "把策略 {label} 和接受率 {rate} 交给实验室",
+    "rm_spec_to_lab_help": (
+        "trace 实验室的策略 {label} 改为这个策略，接受率用这里实测的值，模拟器就会画出与这次运行相同的推测解码。"),
+    "rm_spec_in_lab": "实验室的策略 {label} 现在每步起草 {k} 个 token，接受率 {rate}。",
+    "rm_swap_title": "{label} · KV 块换出换入的复制（实测）",
+    "rm_swap_out": "复制到主机内存",
+    "rm_swap_in": "复制回来",
+    "rm_swap_hover": "<b>%{y}</b> 在 %{x:.1f} ms：%{customdata[0]} 个 KV 块，用时 %{customdata[1]} ms",
+    "rm_swap_caption": (
+        "KV 块在 cache 与主机内存（{where}）之间复制了 {copies} 次，共用 {ms} ms，占整次运行 {makespan} ms 的 "
+        "{share}。每个标记是一次复制（悬停可见块数和用时）；上面的甘特图画出每个被换出请求的等待，以及把它换回来的那次 "
+        "iteration。"),
+    "rm_swap_where_cpu": "CPU 上一个单独的张量池",
+    "rm_swap_where_cuda": "锁页主机内存",
+    "rm_swap_none": "{label}：没有请求被换出（KV cache 够用）。减少 KV 块数并用超额准入，就能看到换出。",
+    "rm_graph_title": "{label} · decode iteration 与 CUDA graph",
+    "rm_graph_replayed": "行，重放 graph",
+    "rm_graph_eager": "行，eager 执行",
+    "rm_graph_rows": "计算的行数",
+    "rm_graph_hover": "从 %{{customdata[0]}} ms 起，用时 %{{customdata[1]}} ms<br>{kind}：%{{y}}",
+    "rm_graph_cpu": (
+        "CUDA graph 需要 CUDA 设备：在这台 CPU 上每个 batch 都是 eager 执行，把 decode batch 补齐到各档大小"
+        "（{buckets}）的 {padding} 行照计划计算了，占 decode 行数的 {share}。"),
+    "rm_graph_cuda": (
+        "{decodes} 次 decode iteration 中有 {replayed} 次重放了捕获的 CUDA graph（档位 {buckets}）；{eager} 次 eager "
+        "执行（超过最大档位，或含推测解码步骤）。为 graph 付出的补齐：{padding} 行，占 decode 行数的 {share}。"),
+
     # -- MoE routing --
     "moe_settings": "MoE 路由（模拟；A、B 相同）",
     "moe_simulated_only": (
@@ -1105,6 +1148,96 @@ TEXTS = {
     "cost_col_expert_ms": "c_expert × 最忙",
     "cost_col_a2a_ms": "c_a2a × 跨设备",
     "cost_col_total": "迭代时间",
+
+    # -- Prefix caching and real engines' presets --
+    "opt_order_lpm": "最长前缀匹配（SGLang）",
+    "opt_victim_newest": "最后被接纳的",
+    "opt_prefix_cache": "前缀缓存",
+    "opt_prefix_cache_help": (
+        "自动前缀缓存（vLLM、SGLang 的基数树缓存）：填满的 KV 块记住它保存的内容，提示以相同 token 开头的请"
+        "求直接复用，无需再预填充。需要设置 KV 缓存大小。"),
+    "opt_short_prefix_cache": "前缀缓存",
+    "opt_preset": "真实引擎的调度器",
+    "opt_preset_help": "复现真实引擎的调度规则；它所规定的选项由它决定（见下方说明）。",
+    "opt_preset_": "无（使用下面的选项）",
+    "opt_preset_nano_vllm": "nano-vllm",
+    "opt_preset_vllm_v1": "vLLM v1",
+    "opt_preset_sglang": "SGLang",
+    "opt_preset_trt_guaranteed_no_evict": "TensorRT-LLM，保证不驱逐",
+    "opt_short_preset": "{value}",
+    "preset_about_nano_vllm": (
+        "nano-vllm（提交 9e8507ef）：每一步要么预填充要么解码，从不混合；严格按到达顺序；最大序列数限制每一"
+        "步而非运行集合；解码需要新块时抢占最新的请求；前缀缓存始终开启。已用 nano-vllm 自己的代码逐 token "
+        "核对。"),
+    "preset_about_vllm_v1": (
+        "vLLM v1（b4622cf9）：先在同一个 token 预算下调度运行中的请求，再按到达顺序调度等待的请求，启用分块"
+        "预填充；KV 块随 token 增长分配，不足时抢占最后接纳的请求，发生抢占的那一步不接纳新请求；前缀缓存。"),
+    "preset_about_sglang": (
+        "SGLang（ad0119fd）：等待队列按基数树缓存中最长的已有前缀排序（等待超过 128 个时退回到达顺序），分"
+        "块预填充，以重算方式抢占。"),
+    "preset_about_trt_guaranteed_no_evict": (
+        "TensorRT-LLM 的“保证不驱逐”容量调度器：只有当整个序列所需的 KV 都有空闲时请求才开始，按到达顺序，"
+        "因此从不驱逐。"),
+    "cfg_prefix_block": "每个哈希 ID 覆盖的 token 数",
+    "cfg_prefix_block_help": (
+        "用于带 hash_ids 的 trace（Mooncake 的前缀块哈希）：每个 ID 覆盖的 token 数，Mooncake 为 512。KV 块"
+        "大小必须能整除它，前缀缓存才能找到共享块。"),
+
+    "marker_cached": "前缀缓存命中",
+    "hover_cached": "<b>%{y}</b>：%{customdata} 个提示 token 在前缀缓存中找到（无需预填充）",
+    "kv_total_shared": "使用中的块（共享块只计一次）",
+
+    "preset_shared_prefix": "共享前缀（前缀缓存）",
+    "preset_shared_prefix_note": (
+        "每个对话都以同一段 48 个 token 的系统提示开头，每一轮都会重发上一轮的提示（hash_ids 列标出共享的块"
+        "，与 Mooncake 的 trace 相同）。B 启用了前缀缓存：看它甘特图中的星号（在缓存中找到、无需预填充的 "
+        "token）、命中率，以及 TTFT 的下降。"),
+
+    "rm_source_shared_prompt": "共享同一系统提示",
+    "rm_scenario_shared_prompt": (
+        "八个问题每次迭代到达一个，前面都是同一条系统消息“{system}”：每个提示都以相同的字节开头（套用对话模板时，"
+        "模板头也相同）。策略 B 开启前缀缓存：第一个请求计算共享的块，之后的请求在缓存中找到它们，直接读取同一批 "
+        "KV 块（两张块表里是相同的块编号），只预填充自己的问题。策略 A 每次都预填充整个提示。"),
+    "rm_prefix": (
+        "**{label}**：在查询的 **{queried}** 个提示 token 中，前缀缓存命中 **{hit}** 个（**{rate}**），"
+        "因此模型只预填充了 {prefilled} 个 token。"),
+    "rm_prefix_ttft": (
+        "实测 TTFT p50：无缓存（{without}）**{before} ms**，有缓存（{cached}）**{after} ms**，{change}："
+        "命中前缀的请求只需预填充新增的部分。"),
+    "m_prefix_hit_rate": "前缀缓存命中率（提示 token）",
+
+    "col_read_rate": "读取速率",
+    "help_read_rate": "客户端每个时间单位读取的 token 数（留空：来多少读多少）。",
+    "col_disconnect_at": "客户端离开",
+    "help_disconnect_at": "客户端何时离开（留空：一直在）。",
+    "col_hash_ids": "哈希 ID",
+    "help_hash_ids": (
+        "提示的前缀块哈希，用空格分隔的整数（Mooncake 的 hash_ids）：ID 相同即 token 相同，前缀缓存因此可以"
+        "共享它们。"),
+
+    "sw_col_prefix_cache": "缓存",
+    "sw_col_hit_rate": "命中率",
+
+    "cost_lpm_title": "缓存感知的排序：更多命中，谁在等待",
+    "cost_lpm_named": (
+        "最长前缀优先：命中率 {hit_fcfs} → {hit_lpm}；对话 TTFT p50 {chat_fcfs} → {chat_lpm}，独行请求 "
+        "{loner_fcfs} → {loner_lpm}"),
+    "cost_lpm_story": (
+        "对话共享 {groups} 个系统提示之一，每个 {system} 个 token；每六个请求中有一个“独行”请求，其提示无人"
+        "共享。KV 缓存（{blocks} 个 16 token 的块）放不下所有系统提示，两种策略都启用前缀缓存。**按到达顺序"
+        "**时各组轮流进入，互相驱逐彼此的提示：缓存只找到 **{hit_fcfs}** 的提示 token。**最长前缀匹配**（"
+        "SGLang 的 lpm）优先接纳缓存中已有最长前缀的等待请求，于是同一组在其提示仍在缓存时一起运行：找到 "
+        "**{hit_lpm}**，对话的 TTFT p50 从 **{chat_fcfs}** 降到 **{chat_lpm}**。代价由独行请求承担：它们永"
+        "远没有缓存前缀，一再被越过，TTFT p50 从 **{loner_fcfs}** 升到 **{loner_lpm}**。这就是饥饿；SGLang "
+        "只在等待超过 128 个时退回到达顺序来加以限制。"),
+    "cost_lpm_fcfs": "缓存，按到达顺序",
+    "cost_lpm_lpm": "缓存，最长前缀优先",
+    "cost_lpm_chats": "对话（共享系统提示）",
+    "cost_lpm_loners": "独行请求（提示无人共享）",
+    "cost_ttft_p50_axis": "TTFT p50（{unit}）",
+    "cost_col_hit_rate": "命中率",
+    "cost_col_chat_ttft": "对话 TTFT p50",
+    "cost_col_loner_ttft": "独行 TTFT p50",
 
     # -- Tokenizer and chat template --
     "col_system": "系统消息",

@@ -1,0 +1,154 @@
+"""Real engines' schedulers, reproduced on the simulator's machinery (`Policy.preset`).
+
+`nano-vllm` follows nano-vllm's `nanovllm/engine/scheduler.py` and `block_manager.py` (GeeeekExplorer/nano-vllm,
+commit 9e8507ef412efe9d921ecc70d65bcc2fc3dd18eb, the last before chunked prefill) rule by rule, and
+tests/test_presets.py holds it to that code, run tick by tick, request by request and token by token. The
+others (`vllm-v1`, `sglang`, `trt-guaranteed-no-evict`), whose code cannot run here, are the simulator's options
+that follow the rules read in their code (`PRESET_OPTIONS`, each rule tested with its source line cited).
+"""
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import replace
+
+from ..trace.trace import Trace
+from .config import Config, ConfigError, Policy
+from .iteration import Iteration
+from .policies import Continuous
+
+
+class FifoQueue:
+    """nano-vllm's waiting deque: arrivals at the back, preempted requests at the front; the head only."""
+    head_of_line, aging, sorts = True, None, False
+
+    def __init__(self):
+        self.order: deque[int] = deque()
+
+    def push(self, i: int, cost: int = 0) -> None:
+        self.order.append(i)
+
+    def push_front(self, i: int) -> None:
+        self.order.appendleft(i)
+
+    def remove(self, i: int) -> None:
+        self.order.remove(i)
+
+    @property
+    def count(self) -> int:
+        return len(self.order)
+
+    def __len__(self) -> int:
+        return len(self.order)
+
+
+class NanoVllm(Continuous):
+    """nano-vllm's `Scheduler.schedule()`:
+    1. a prefill step first: waiting requests from the head, in order, while the step has fewer than
+       `max_num_seqs` (Config.max_seqs) and the request's whole length (prompt + tokens made) fits what is left of
+       `max_num_batched_tokens` (the token budget) and the free blocks hold all its blocks; the first that does
+       not fit ends it (no skipping). It prefills what the prefix cache does not hold (maybe nothing) and
+       samples each one's first token;
+    2. else a decode step: running requests from the oldest, up to `max_num_seqs` of them (the running set
+       itself is not bounded); one whose length crosses into a new block needs a free block, and while none is
+       free the newest running request is preempted (its blocks freed, back to the head of the queue, to be
+       prefilled again), or itself when no other is left.
+    Prefix caching is always on (nano-vllm hashes every full block); free blocks are reused oldest first."""
+
+    def __init__(self, trace: Trace, config: Config, policy: Policy, unit: str | None = None,
+                 shared_pauses: bool = True):
+        super().__init__(trace, config, Policy(prefix_cache=True, stream_credits=policy.stream_credits,
+                                               release_paused=policy.release_paused, timeout=policy.timeout),
+                         unit, shared_pauses)
+        self.schedule.options = policy  # (what was asked for: the preset)
+        longest = max((r.prompt + r.output - 1 for r in trace.requests), default=0)
+        if longest > config.token_budget:  # (nano-vllm asserts max_num_batched_tokens >= max_model_len)
+            raise ConfigError("token_budget", f"nano-vllm prefills a preempted request's whole length in one step: "
+                                              f"the budget must hold the longest request, {longest} tokens")
+        self.queue = FifoQueue()
+        self.prefill_emits = True  # its prefill step samples the first token
+        self.overcommit = False  # (growth is checked as each decode is scheduled, below)
+
+    def plan(self, now: float, max_repeat: int = 1, clock: float | None = None) -> Iteration | None:
+        self.clock = clock
+        self.arrive_until(now)
+        if self.stops:
+            self.cancel_due(now)
+        it = Iteration(blocks=self.kv.tables)
+        self.prefill_step(it, now)
+        if it.prefill:
+            it.stalled = list(self.decoders)  # a prefill step decodes nobody
+            return it
+        self.decode_step(it, now)
+        return it if it.decoding else None
+
+    def prefill_step(self, it: Iteration, now: float) -> None:
+        budget, limit, waiting = self.config.token_budget, self.seq_limit, self.queue.order
+        while waiting and len(it.prefill) < limit:
+            s = self.states[waiting[0]]
+            if s.target > budget or self.blocks_short(s.target):
+                break
+            i = waiting.popleft()
+            self.admit(i, now)
+            s.prefilled = self.take_prompt_blocks(i, s.target, now, keep_all=True)
+            budget = self.prefill(it, i, s.target - s.prefilled, budget, {})
+
+    def decode_step(self, it: Iteration, now: float) -> None:
+        order, decoding, kv = deque(self.running), [], self.kv
+        while order and len(decoding) < self.seq_limit:
+            i = order.popleft()
+            needed = self.fed(i)
+            while self.blocks_short(needed - kv.capacity(i)) if needed > kv.capacity(i) else False:
+                victim = order.pop() if order else i
+                self.preempt(victim, now, requeue=False)
+                self.queue.push_front(victim)
+                if victim == i:
+                    break
+            else:
+                self.take_blocks(i, needed, now)
+                decoding.append(i)
+        it.decoding, it.decode_work, chosen = decoding, len(decoding), set(decoding)
+        it.stalled = [i for i in self.decoders if i not in chosen]
+        it.finishing = self.finishing_now(set(it.stalled))
+
+
+# The options each preset stands for, read from the engine's code at the commit named (README: how close each is):
+# - vllm-v1: vllm/v1/core/sched/scheduler.py at b4622cf924bc72504aed99e486062d6633fde39e, Scheduler.schedule():
+#   running requests first, one token budget (decodes and chunks of prefills under way); then waiting ones in
+#   FCFS (a waiting one that does not fit ends it: `break`), each prefill cut to the budget left (chunked
+#   prefill); KV blocks allocated as tokens come (allocate_slots), and when that fails `self.running.pop()`,
+#   the last admitted, is preempted (recomputed); no waiting request is scheduled in a step that preempted
+#   (`if not preempted_reqs`); automatic prefix caching on.
+# - sglang: python/sglang/srt/managers/schedule_policy.py at ad0119fdde519598c25f5c48b95dacaa2b85d607:
+#   `_sort_by_longest_prefix` orders the waiting queue by the prefix the radix cache holds (longest first,
+#   a stable sort: arrival order among equals), `_determine_active_policy` falls back to FCFS past 128
+#   waiting; PrefillAdder stops at the first request that does not fit; chunked prefill; the radix cache.
+# - trt-guaranteed-no-evict: cpp/tensorrt_llm/batch_manager/capacityScheduler.cpp at
+#   cf6abc45df6e3470d8c378366896882e1f43e60c, GuaranteedNoEvictScheduler::impl: requests in generation first,
+#   each taking off the blocks it will still need (`decrementReservedBlocks`); then pending ones in arrival
+#   order, each only if the blocks for its whole sequence are left (`enoughAvailableBlocks`), and the first that
+#   is not ends the pass (`// If one requests fails to be scheduled, break`): the simulator's reserving
+#   admission, FCFS, nothing ever evicted. Its `beneficialToSkip` (wait for a context another is writing) and
+#   the micro-batch scheduler's token budget are not modelled (the simulator's own budget stands in).
+PRESET_OPTIONS = {
+    "vllm-v1": {"order": "fcfs", "kv_admission": "overcommit", "preempt": "recompute", "victim": "newest",
+                "mixing": "decode-first", "prefix_cache": True},
+    "sglang": {"order": "lpm", "kv_admission": "overcommit", "preempt": "recompute", "victim": "newest",
+               "mixing": "decode-first", "prefix_cache": True},
+    "trt-guaranteed-no-evict": {"order": "fcfs", "kv_admission": "reserve", "mixing": "decode-first"},
+}
+CHUNKED = ("vllm-v1", "sglang")  # their prefills are cut to the budget left (chunk size: the whole budget)
+
+
+def expand(policy: Policy, config: Config) -> Policy:
+    """The plain Policy a preset (other than nano-vllm, a scheduler of its own) stands for under `config`.
+    An option the preset sets may not be set apart from it (a ConfigError names it)."""
+    options = PRESET_OPTIONS[policy.preset]
+    plain = Policy()
+    for name, value in options.items():
+        if getattr(policy, name) != getattr(plain, name) and getattr(policy, name) != value:
+            raise ConfigError(name, f"is set by the {policy.preset} preset (to {value})")
+    if options.get("prefix_cache") and not config.kv_blocks:
+        raise ConfigError("kv_blocks", f"the {policy.preset} preset caches prefixes in its KV cache: give the "
+                                       "cache a size")
+    chunk = {"chunk_size": config.token_budget} if policy.preset in CHUNKED else {}
+    return replace(policy, preset="", **options, **chunk)
