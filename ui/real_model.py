@@ -49,8 +49,18 @@ def run_config(budget: float, max_seqs: float, first_token: str, kv_blocks: floa
 
 @st.cache_resource(show_spinner=False)
 def shared_model(device: str, dtype: str) -> GPT:
-    """One model per server (and device, dtype), shared by every session."""
-    return load_model(device, dtype)
+    """One model per server (and device, dtype), shared by every session, warmed up."""
+    model = load_model(device, dtype)
+    warm_up(model)
+    return model
+
+
+def warm_up(model: GPT) -> None:
+    """One small run, its timings thrown away: a process's first forward passes pay one-off costs (kernels
+    chosen, memory first touched) that would otherwise land on the first run measured, always A's."""
+    trace, prompts = prepare(generate(4, rate=2.0, prompt=Uniform(8, 64), output=Uniform(4, 8), seed=1),
+                             model.config.context, 0)
+    run(model, trace, prompts, Config(512, 8), Policy())
 
 
 @st.cache_resource(show_spinner=False)
