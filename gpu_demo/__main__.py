@@ -72,7 +72,7 @@ def _run(args) -> str:
     if config.moe.experts:
         raise InputError("--moe-experts: MoE routing is simulated only; the tiny model is dense (python -m sim run "
                          "routes the same trace)")
-    prompts = prompts_for(trace, args.prompt_seed)
+    prompts = prompts_for(trace, args.prompt_seed, config.prefix_block)
     result = run(model, trace, prompts, config, policy, args.arrival_unit)
     metrics = compute(result.schedule)
     compared = None

@@ -7,7 +7,7 @@ import random
 from functools import lru_cache
 
 from sim.trace.chat import BYTES, with_template
-from sim.trace.trace import Trace, validate
+from sim.trace.trace import Request, Trace, validate
 
 from .train import corpus
 
@@ -39,10 +39,38 @@ def snippets(lengths: list[int], seed: int = 0) -> list[bytes]:
     return out
 
 
-def prompts_for(trace: Trace, seed: int = 0) -> list[bytes]:
-    """Each request's prompt: its `text` (UTF-8 bytes, one token a byte) or a snippet of its prompt length."""
-    drawn = iter(snippets([r.prompt for r in trace.requests if r.text is None], seed))
-    return [r.text.encode("utf-8") if r.text is not None else next(drawn) for r in trace.requests]
+def prompts_for(trace: Trace, seed: int = 0, prefix_block: int | None = None) -> list[bytes]:
+    """Each request's prompt: its `text` (UTF-8 bytes, one token a byte) or a snippet of its prompt length. With
+    `prefix_block`, a request with `hash_ids` is made of one snippet of that many bytes an id (the same for every
+    request that has the id, so prompts share what their ids say they share), cut to its length, and its own
+    snippet after them."""
+    by_id = _id_snippets(trace, seed, prefix_block) if prefix_block else {}
+    shared = [_from_ids(r, by_id) if r.text is None else b"" for r in trace.requests]
+    drawn = iter(snippets([r.prompt - len(s) for r, s in zip(trace.requests, shared)
+                           if r.text is None and len(s) < r.prompt], seed))
+    return [r.text.encode("utf-8") if r.text is not None else s + (next(drawn) if len(s) < r.prompt else b"")
+            for r, s in zip(trace.requests, shared)]
+
+
+def _id_snippets(trace: Trace, seed: int, size: int) -> dict[int, bytes]:
+    """A different piece of `size` bytes of the corpus for each hash id of the trace's requests given by length
+    (cut anywhere: pieces cut at statements would often be the same run of indentation)."""
+    ids = sorted({h for r in trace.requests if r.text is None for h in r.hash_ids or ()})
+    text, rng, pieces, taken = _validation_text(), random.Random(seed + 1), {}, set()
+    for h in ids:
+        for _ in range(100):  # (a few tries: pieces of a byte or two cannot all differ)
+            start = rng.randrange(len(text) - size)
+            piece = text[start:start + size]
+            if piece not in taken:
+                break
+        pieces[h] = piece
+        taken.add(piece)
+    return pieces
+
+
+def _from_ids(request: Request, by_id: dict[int, bytes]) -> bytes:
+    """The request's prompt as far as its hash ids name it (its length at most)."""
+    return b"".join(by_id[h] for h in request.hash_ids or () if h in by_id)[:request.prompt]
 
 
 def with_text_lengths(trace: Trace, template: str = "none") -> Trace:

@@ -75,7 +75,7 @@ try:
     if len(raw) > MAX_REQUESTS:
         st.error(t("rm_too_many", n=len(raw), limit=MAX_REQUESTS))
         st.stop()
-    trace, prompts = prepare(raw, model.config.context, int(seed), template)
+    trace, prompts = prepare(raw, model.config.context, int(seed), template, lab_state.config().prefix_block)
 except TraceError as error:
     st.error(t("rm_bad_trace"))
     st.dataframe(problem_table(error.problems), hide_index=True)

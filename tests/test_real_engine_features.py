@@ -18,11 +18,13 @@ from gpu_demo.graphs import GraphRunner, blank_batch, replays, static_batch
 from gpu_demo.kv_cache import HostPool, PagedKVCache
 from gpu_demo.loading import load_model
 from gpu_demo.model import GPTConfig, forward_packed
+from gpu_demo.prompts import prompts_for
 from sim.core.config import Config, Policy
 from sim.core.iteration import Iteration
 from sim.core.policies import make_scheduler
 from sim.report.metrics import compute
 from sim.trace.generate import Uniform, generate
+from sim.trace.trace import validate
 from tests.test_gpu_demo import OUTPUTS, PROMPTS, ROOT, alone, trace_of
 
 CPU = torch.device("cpu")
@@ -382,6 +384,39 @@ def test_the_cli_reports_swap_copies_and_graph_buckets(small_trace):
     assert graphs["buckets"] == [1, 2, 4] and graphs["replayed_iterations"] == 0 and not graphs["captured"]
     assert "CUDA" in graphs["note"] and graphs["padding_rows"] >= 0
     assert "spec" not in document
+
+
+def test_prompts_share_the_bytes_their_hash_ids_share():
+    """A trace of lengths with hash_ids (Mooncake's, the shared-prefix generator's) gets prompts of its lengths
+    whose bytes are equal exactly as far as their ids are: so the engine, which hashes bytes, finds what the
+    simulator finds by ids."""
+    trace = validate([{"name": "a", "arrival": 0, "prompt": 30, "output": 2, "hash_ids": [1, 2, 3]},
+                      {"name": "b", "arrival": 0, "prompt": 28, "output": 2, "hash_ids": [1, 2, 4]},
+                      {"name": "c", "arrival": 0, "prompt": 12, "output": 2, "hash_ids": [5]},
+                      {"name": "d", "arrival": 0, "prompt": 9, "output": 2}])
+    a, b, c, d = prompts_for(trace, 0, prefix_block=8)
+    assert [len(p) for p in (a, b, c, d)] == [30, 28, 12, 9]
+    assert a[:16] == b[:16] and a[16:24] != b[16:24]  # ids 1, 2 shared, then 3 against 4
+    assert c[:8] not in (a[:8], a[8:16], a[16:24])
+    assert prompts_for(trace, 0, prefix_block=8) == [a, b, c, d]  # (deterministic)
+    assert prompts_for(trace, 0)[0][:16] != prompts_for(trace, 0)[1][:16]  # without a block size: snippets
+
+
+def test_the_labs_shared_prefix_trace_is_found_on_the_real_model_as_in_the_simulator(model64):
+    """The lab's "Shared prefixes" preset served by the engine: its cache finds about what the simulator's does
+    (the two schedules differ in time, not in what the prompts share)."""
+    from sim.core.engine import run as simulate
+    from ui.presets import PRESETS
+    from ui.real_model import prepare
+
+    preset = PRESETS["shared_prefix"]
+    trace = preset.build()
+    fitted, prompts = prepare(trace, model64.config.context, 0, "none", preset.config.prefix_block)
+    assert [r.prompt for r in fitted.requests] == [r.prompt for r in trace.requests]
+    served_run = compute(run(model64, fitted, prompts, preset.config, preset.policy_b).schedule)
+    simulated = compute(simulate(make_scheduler(preset.policy_b, trace, preset.config)))
+    assert served_run.prefix_queried == simulated.prefix_queried
+    assert served_run.prefix_hits == pytest.approx(simulated.prefix_hits, rel=0.1)
 
 
 def test_the_cli_reports_what_the_prefix_cache_found(tmp_path):

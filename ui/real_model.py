@@ -131,11 +131,13 @@ def choose_scenario() -> None:
         st.session_state[f"{WIDGET}{key}_batching"] = policy.batching
 
 
-def prepare(trace: Trace, context: int, seed: int, template: str = "none") -> tuple[Trace, list[bytes]]:
+def prepare(trace: Trace, context: int, seed: int, template: str = "none",
+            prefix_block: int | None = None) -> tuple[Trace, list[bytes]]:
     """The trace as the model can serve it (prompts given in words put in the chat template `template` and
-    counted in bytes, lengths scaled to the context) and each request's prompt bytes, exactly what it prefills."""
+    counted in bytes, lengths scaled to the context) and each request's prompt bytes, exactly what it prefills
+    (`prefix_block`: the bytes each of its hash ids stands for, gpu_demo.prompts.prompts_for)."""
     fitted = fit_to_context(with_text_lengths(trace, template), context)
-    return fitted, prompts_for(fitted, seed)
+    return fitted, prompts_for(fitted, seed, prefix_block)
 
 
 def bpe_counts(prompts: list[bytes]) -> list[int]:
