@@ -135,8 +135,8 @@ class KVMemory:
 
     def victim(self, among: list[int]) -> int:
         """The running request to preempt: the latest arrival, the lowest priority (then the latest), or the last
-        admitted. With
-        preemptive priority always the lowest class first: a better class pushed out would push back at once."""
+        admitted. With preemptive priority always the lowest class first: a better class pushed out would push
+        back at once."""
         if self.policy.victim == "lowest-priority" or self.policy.preemptive_priority:
             return max(among, key=lambda j: (self.requests[j].priority, j))
         if self.policy.victim == "newest":
