@@ -5,8 +5,10 @@ traces), and each figure's relative error (predicted / measured - 1) is printed.
 Traces: five mixed traces of 24-48 requests whose shapes the profile's grid does not hold (seeded lengths and
 arrivals, one bursty), each under static batching, continuous batching and chunked prefill (chunks of 32), with
 the real-model page's budgets (token budget 512, 8 sequences), arrivals read on the iteration count.
-Method: one warm-up run of each case left out, then `--runs` runs; each figure's error is the median over
-them. Goals: makespan and throughput within 15%, TTFT and TPOT p50 within 20%.
+Method: rounds, each running every case once (as the profile times its shapes: the machine's drift over a
+minute then falls on every case alike, not on the cases that ran while it lasted); the first round warms up and
+is left out, then `--runs` rounds; each figure's error is the median over them.
+Goals: makespan and throughput within 15%, TTFT and TPOT p50 within 20%.
 Usage: python bench/sim_accuracy.py [--runs N] [--device cpu|cuda] [--dtype float32|float64] [--threads N]
 """
 import argparse
@@ -50,23 +52,25 @@ def main():
     print(f"runs {args.runs} after a warm-up; errors are predicted / measured - 1, the median over runs; "
           f"goals: {', '.join(f'{k} within {v:.0%}' for k, v in GOALS.items())}")
     print(f"{'trace':<17}{'policy':<12}" + "".join(f"{name:>11}" for name in FIGURES) + "  flagged")
-    worst = {name: [] for name in FIGURES}
-    for name, trace in traces(model.config.context).items():
-        prompts = prompts_for(trace)
-        for label, policy in POLICIES.items():
-            errors, flagged = {figure: [] for figure in FIGURES}, 0
-            for attempt in range(args.runs + 1):
-                result = run(model, trace, prompts, CONFIG, policy)
+    cases = [(name, trace, prompts_for(trace), label, policy)
+             for name, trace in traces(model.config.context).items() for label, policy in POLICIES.items()]
+    errors = [{figure: [] for figure in FIGURES} for _ in cases]
+    flagged = [0] * len(cases)
+    for round_ in range(args.runs + 1):  # rounds over every case: the machine's drift spreads over all of them
+        for k, (_, trace, prompts, _, policy) in enumerate(cases):
+            result = run(model, trace, prompts, CONFIG, policy)
+            if round_:  # (round 0 warms up)
                 figures, about, _ = compare(result, trace, policy, "tick")
-                if attempt:
-                    for figure in FIGURES:
-                        errors[figure].append(figures[figure]["error"])
-                    flagged += about["flagged"]
-            medians = {figure: statistics.median(values) for figure, values in errors.items()}
-            for figure, value in medians.items():
-                worst[figure].append(abs(value))
-            print(f"{name:<17}{label:<12}" + "".join(f"{medians[f]:>+11.1%}" for f in FIGURES)
-                  + f"  {flagged}/{args.runs}")
+                for figure in FIGURES:
+                    errors[k][figure].append(figures[figure]["error"])
+                flagged[k] += about["flagged"]
+    worst = {name: [] for name in FIGURES}
+    for (name, _, _, label, _), case_errors, case_flagged in zip(cases, errors, flagged):
+        medians = {figure: statistics.median(values) for figure, values in case_errors.items()}
+        for figure, value in medians.items():
+            worst[figure].append(abs(value))
+        print(f"{name:<17}{label:<12}" + "".join(f"{medians[f]:>+11.1%}" for f in FIGURES)
+              + f"  {case_flagged}/{args.runs}")
     print(f"{'median |error|':<29}" + "".join(f"{statistics.median(worst[f]):>11.1%}" for f in FIGURES))
     print(f"{'largest |error|':<29}" + "".join(f"{max(worst[f]):>11.1%}" for f in FIGURES))
     for figure, goal in GOALS.items():
