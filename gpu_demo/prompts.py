@@ -41,10 +41,10 @@ def snippets(lengths: list[int], seed: int = 0) -> list[bytes]:
 
 def prompts_for(trace: Trace, seed: int = 0, prefix_block: int | None = None) -> list[bytes]:
     """Each request's prompt: its `text` (UTF-8 bytes, one token a byte) or a snippet of its prompt length. With
-    `prefix_block`, a request with `hash_ids` is made of one snippet of that many bytes an id (the same for every
-    request that has the id, so prompts share what their ids say they share), cut to its length, and its own
-    snippet after them."""
-    by_id = _id_snippets(trace, seed, prefix_block) if prefix_block else {}
+    `prefix_block`, a request with `hash_ids` is made of one piece of the corpus of that many bytes an id (the
+    same for every request that has the id, so prompts share what their ids say they share), cut to its length,
+    and a snippet of its own after them."""
+    by_id = _id_pieces(trace, seed, prefix_block) if prefix_block else {}
     shared = [_from_ids(r, by_id) if r.text is None else b"" for r in trace.requests]
     drawn = iter(snippets([r.prompt - len(s) for r, s in zip(trace.requests, shared)
                            if r.text is None and len(s) < r.prompt], seed))
@@ -52,10 +52,12 @@ def prompts_for(trace: Trace, seed: int = 0, prefix_block: int | None = None) ->
             for r, s in zip(trace.requests, shared)]
 
 
-def _id_snippets(trace: Trace, seed: int, size: int) -> dict[int, bytes]:
-    """A different piece of `size` bytes of the corpus for each hash id of the trace's requests given by length
-    (cut anywhere: pieces cut at statements would often be the same run of indentation)."""
+def _id_pieces(trace: Trace, seed: int, size: int) -> dict[int, bytes]:
+    """A different piece of `size` bytes of the corpus (no longer than the longest prompt: the rest would be cut)
+    for each hash id of the trace's requests given by length (cut anywhere: pieces cut at statements would often
+    be the same run of indentation)."""
     ids = sorted({h for r in trace.requests if r.text is None for h in r.hash_ids or ()})
+    size = min(size, max((r.prompt for r in trace.requests), default=1))
     text, rng, pieces, taken = _validation_text(), random.Random(seed + 1), {}, set()
     for h in ids:
         for _ in range(100):  # (a few tries: pieces of a byte or two cannot all differ)
