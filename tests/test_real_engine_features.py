@@ -2,8 +2,6 @@
 decode batch moved on), swap preemption with real copies to a host pool, speculative decoding verified by the
 model, and CUDA-graph buckets (the decision and the buffers a graph replays on; the capture needs CUDA)."""
 import json
-import subprocess
-import sys
 
 import pytest
 import torch
@@ -25,7 +23,8 @@ from sim.core.policies import make_scheduler
 from sim.report.metrics import compute
 from sim.trace.generate import Uniform, generate
 from sim.trace.trace import validate
-from tests.test_gpu_demo import OUTPUTS, PROMPTS, ROOT, alone, trace_of
+from tests.test_chat import cli
+from tests.test_gpu_demo import OUTPUTS, PROMPTS, alone, trace_of
 
 CPU = torch.device("cpu")
 
@@ -351,8 +350,7 @@ def test_on_the_cpu_padded_batches_run_eagerly_and_say_why(model64, reference):
 # -- the command line --------------------------------------------------------------------------------------------
 
 def gpu_demo_cli(*args):
-    return subprocess.run([sys.executable, "-m", "gpu_demo", *args], cwd=ROOT, capture_output=True, text=True,
-                          timeout=300)
+    return cli(*args, module="gpu_demo")
 
 
 @pytest.fixture
