@@ -9,6 +9,7 @@ from sim.report.metrics import Metrics
 from sim.report.metrics import group_table as group_rows
 
 from .i18n import t
+from .numbers import rounded
 
 PER_REQUEST = ("queue_time", "ttft", "tpot", "e2e")  # a request's latencies, in its tables (short_<name>)
 OVERALL = ("makespan", "throughput", "request_throughput", "padding_waste", "utilization", "goodput_requests",
@@ -44,16 +45,11 @@ def metric_label(name: str, unit: str = "tick") -> str:
 
 
 def shown(name: str, value: float | None) -> float | None:
-    """A metric's value rounded for reading, the same on every page: shares as percentages with one decimal,
-    figures of 100 or more whole, of 10 or more with one decimal, smaller ones with two."""
+    """A metric's value rounded for reading by the one rule (ui/numbers.py), the same on every page: shares as
+    percentages."""
     if value is None:
         return None
-    if name in SHARES:
-        return round(value * 100, 1)
-    size = abs(value)
-    digits = 0 if size >= 100 else 1 if size >= 10 else 2
-    rounded = round(value, digits)
-    return int(rounded) if float(rounded).is_integer() else rounded
+    return rounded(value * 100 if name in SHARES else value)
 
 
 def request_table(runs: list[Metrics], labels: list[str]) -> pd.DataFrame:
