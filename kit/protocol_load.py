@@ -22,8 +22,11 @@ The protocol, as the frontend speaks it (streamlit/web/server/starlette/starlett
 """
 from __future__ import annotations
 
+import argparse
 import asyncio
+import itertools
 import re
+import sys
 import time
 import urllib.request
 from dataclasses import dataclass, field
@@ -298,15 +301,20 @@ def cold_rush(base: str, sessions: int) -> ProtocolReport:
     return asyncio.run(_cold_rush(base, sessions))
 
 
-async def _session(base: str, i: int, report: ProtocolReport, pace: Pace) -> None:
+async def _session(base: str, i: int, report: ProtocolReport, pace: Pace, until: float | None = None) -> None:
+    """One student: the share link, then `pace.rounds` walks of every page (or walks until the clock reads
+    `until`, when given)."""
     await asyncio.sleep(pace.gap * i)
     pauses, opened = pace.pauses(i), time.perf_counter()
     where = SHARE_LINK
+    steps = itertools.cycle(WALK) if until is not None else WALK * pace.rounds
     try:
         async with await _socket(base) as ws:
             student = Student(ws, base, i, report)
             await student.open_link()
-            for step, (link, _) in enumerate(WALK * pace.rounds):
+            for step, (link, _) in enumerate(steps):
+                if until is not None and time.perf_counter() >= until:
+                    break
                 where = f"step {step + 1}, {link}"
                 await asyncio.sleep(next(pauses))  # reading the page, not a page load
                 await student.walk_to(link, where)
@@ -325,3 +333,27 @@ async def _drive(base: str, sessions: int, pace: Pace) -> ProtocolReport:
 def drive(base: str, sessions: int, pace: Pace = RUSH) -> ProtocolReport:
     """Run `sessions` concurrent protocol sessions against the app at `base`; their page runs and errors."""
     return asyncio.run(_drive(base, sessions, pace))
+
+
+async def _keep_busy(base: str, sessions: int, seconds: float) -> ProtocolReport:
+    report, until = ProtocolReport(), time.perf_counter() + seconds
+    await asyncio.gather(*(_session(base, i, report, RUSH, until) for i in range(sessions)))
+    return report
+
+
+def keep_busy(base: str, sessions: int, seconds: float) -> ProtocolReport:
+    """`sessions` students walking every page, again and again, for `seconds` (each ends the page it is on):
+    a busy class, for as long as something else is measured."""
+    return asyncio.run(_keep_busy(base, sessions, seconds))
+
+
+if __name__ == "__main__":  # python -m kit.protocol_load BASE [--sessions N] [--seconds S]: a class's load, apart
+    parser = argparse.ArgumentParser(description="Keep a classroom server busy with protocol sessions.")
+    parser.add_argument("base")
+    parser.add_argument("--sessions", type=int, default=40)
+    parser.add_argument("--seconds", type=float, default=30.0)
+    args = parser.parse_args()
+    print("busy", flush=True)  # the sessions start now
+    busy = keep_busy(args.base, args.sessions, args.seconds)
+    print(busy.summary(), flush=True)
+    sys.exit(1 if busy.errors or busy.crosstalk else 0)

@@ -54,54 +54,44 @@ def test_home_links_every_other_page():
     assert linked == {path.stem for path in (Path(APP).parent / "pages").glob("*.py")} - {"home"}
 
 
+def story_notes(at: AppTest, frame: int, name: str) -> list[str]:
+    """The notes of the worked example's story named `name` (a narration, a table, the summary) at a frame, their
+    lines joined back."""
+    story = figure(at, 0)
+    return [a["text"] for a in story["frames"][frame]["layout"]["annotations"] if a.get("name") == name]
+
+
 def test_language_switch_in_the_sidebar():
     at = open_page("pages/worked_example.py")
-    at.slider(key="ex_clock").set_value(4).run()
     at.sidebar.radio[0].set_value("zh").run()
     assert at.title[0].value == "示例推演"
-    assert any("t=3：A decode 1 个 token；C 被接纳并 prefill 3 个 token" in m.value for m in at.markdown)
+    continuous = story_notes(at, 4, "narration1")[0].replace("<br>", "")
+    assert "t=3：A decode 1 个 token；C 被接纳并 prefill 3 个 token" in continuous
 
 
 def test_worked_example_starts_at_time_0_and_ends_with_the_seed_figures():
     at = open_page("pages/worked_example.py")
-    assert at.slider(key="ex_clock").value == 0
-    overall = at.dataframe[0].value.set_index("metric")
-    assert set(overall.to_numpy().ravel()) == {"…"}  # nothing is known at time 0
-    at.slider(key="ex_clock").set_value(11).run()
-    overall = at.dataframe[0].value.set_index("metric")
-    assert list(overall.loc["makespan (ticks)"]) == ["11", "8"]
-    assert list(overall.loc["padding waste (token-work)"]) == ["5", "0"]
-    assert list(overall.loc["throughput (tokens a tick)"]) == ["1", "1.375"]
-    requests = at.dataframe[1].value.set_index(["request", "policy"])
-    assert requests.loc[("C", "A"), "TTFT"] == "5" and requests.loc[("C", "B"), "TTFT"] == "2"
-    narration = [m.value for m in at.markdown if "t=3:" in m.value]
-    assert any("t=3: A decodes 1 token; C is admitted and prefills 3 tokens at once: continuous batching admits "
-               "at every iteration, into the budget the decoders leave; 4 of 8 budget idle" in m for m in narration)
+    story = figure(at, 0)
+    assert len(at.get("plotly_chart")) == 1 and [f["name"] for f in story["frames"]] == [str(n) for n in range(12)]
+    columns = [[v for v in note.split("<br>") if v] for note in story_notes(at, 0, "overall")]
+    assert set(columns[0] + columns[1]) == {"…"}  # nothing is known at time 0
+    static, continuous = [[v for v in note.split("<br>") if v] for note in story_notes(at, 11, "overall")]
+    shown = dict(zip(("makespan", "throughput", "padding_waste", "utilization", "ttft_p50", "e2e_p50"),
+                     zip(static, continuous)))
+    assert shown["makespan"] == ("11", "8") and shown["padding_waste"] == ("5", "0")
+    assert shown["throughput"] == ("1", "1.38")
+    ttft = [v for v in story_notes(at, 11, "table")[1].split("<br>") if v]  # TTFT: a row a request and policy
+    assert ttft[4:] == ["5", "2"]  # C's TTFT: static, continuous
+    summary = story_notes(at, 11, "summary")[0].replace("<br>", " ")
+    assert "C's TTFT 5 ticks" in summary and "C's TTFT 2 ticks" in summary
 
 
-def test_worked_example_steps_back_and_forth():
+def test_the_story_plays_in_the_browser_so_the_page_has_no_play_widgets():
+    """Play, Pause, the steps and the clock are the figure's own: no widget of the page reruns it while it plays."""
     at = open_page("pages/worked_example.py")
-    at.button(key="ex_back").click().run()
-    assert at.slider(key="ex_clock").value == 0  # not before time 0
-    at.slider(key="ex_clock").set_value(3).run()
-    gantt = next(f for f in map(lambda i: figure(at, i), range(len(at.get("plotly_chart"))))
-                 if f["layout"]["title"]["text"] == "Continuous batching")
-    bars = [(b, x) for trace in gantt["data"] if trace["type"] == "bar" for b, x in zip(trace["base"], trace["x"])]
-    assert bars and all(b + x <= 3 for b, x in bars)  # nothing drawn from tick 3 on
-    at.button(key="ex_forward").click().run()
-    assert at.slider(key="ex_clock").value == 4
-    at.button(key="ex_first").click().run()
-    assert at.slider(key="ex_clock").value == 0
-
-
-def test_worked_example_plays_to_the_end_and_stops_there():
-    at = open_page("pages/worked_example.py")
-    at.select_slider(key="ex_speed").set_value(4.0).run()
-    at.button(key="ex_play").click().run()  # one run of the page draws each tick, 0.25 s apart, then stops
-    assert not at.session_state["ex_playing"] and at.slider(key="ex_clock").value == 11
-    assert at.button(key="ex_play").label == "▶ Play"
-    assert "every request is done" in "\n".join(m.value for m in at.markdown)
-    assert not at.exception
+    assert [b.key for b in at.button] == ["ex_open"] and not at.slider and not at.select_slider
+    layout = figure(at, 0)["layout"]
+    assert len(layout["sliders"][0]["steps"]) == 12 and len(layout["updatemenus"]) == 3
 
 
 def test_worked_example_opens_the_lab_with_its_trace():

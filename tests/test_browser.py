@@ -203,57 +203,6 @@ def test_the_language_switch_turns_a_page_chinese(open_page):
     no_exception(page)
 
 
-def test_the_worked_example_plays_to_the_end_pauses_and_keeps_cs_ttft_back_at_tick_3(open_page):
-    page = open_page("/worked_example")
-    clock = page.locator(".st-key-ex_clock input[type=range]")  # the slider, drawn while paused
-    time_shown = page.get_by_test_id("stMain").locator("strong").filter(has_text=re.compile(r"^Time \d+$")).first
-    expect(clock).to_have_attribute("aria-valuetext", "0")
-    gantt_rows = page.locator('[data-testid="stPlotlyChart"]').first.locator(".ytick text")
-    expect(gantt_rows).to_have_text(["C", "B", "A"])  # every row from time 0 (drawn bottom up): nothing jumps
-    requests = headed(page, "TTFT")
-    for policy in "AB":  # C's rows (A's above B's), there from time 0
-        row_becomes(requests, ("C", policy), ["3", "3", "4", "…", "…"])
-    speed = page.locator(".st-key-ex_speed input[type=range]")
-    speed.press("End")  # 4 ticks a second
-    expect(speed).to_have_attribute("aria-valuetext", "4")
-    wait_idle(page)
-    play = page.locator(".st-key-ex_play").get_by_role("button")  # (a hidden copy measures its width)
-    play.click()
-    expect(play).to_have_text("⏸ Pause")
-    expect(time_shown).to_have_text("Time 11", timeout=30_000)  # the browser asks for each tick
-    expect(play).to_have_text("▶ Play")  # stopped at the end by itself
-    expect(clock).to_have_attribute("aria-valuetext", "11")
-    overall = headed(page, "A · Static batching")
-    row_becomes(overall, "makespan (ticks)", ["11", "8"])
-    row_becomes(overall, "throughput (tokens a tick)", ["1", "1.375"])
-    row_becomes(requests, ("C", "A"), ["3", "3", "4", "3", "5"])
-    row_becomes(requests, ("C", "B"), ["3", "3", "4", "0", "2"])
-    play.click()  # from the start again, then paused
-    expect(time_shown).not_to_have_text("Time 11")
-    play.click()
-    expect(play).to_have_text("▶ Play")
-    wait_idle(page)
-    paused_at = time_shown.text_content()
-    page.wait_for_timeout(1500)  # six ticks' time: a paused clock stays where it is
-    expect(time_shown).to_have_text(paused_at)
-    expect(clock).to_have_attribute("aria-valuetext", paused_at.removeprefix("Time "))
-    page.locator(".st-key-ex_first").get_by_role("button").click()
-    expect(clock).to_have_attribute("aria-valuetext", "0")
-    for tick in ("1", "2", "3"):
-        page.locator(".st-key-ex_forward").get_by_role("button").click()
-        expect(clock).to_have_attribute("aria-valuetext", tick)
-    wait_idle(page)
-    expect(time_shown).to_have_text("Time 3")
-    for policy in "AB":
-        row_becomes(requests, ("A", policy), ["0", "4", "5", "0", "2"])  # A's first token is out under both
-        row_becomes(requests, ("C", policy), ["3", "3", "4", "…", "…"])  # C's TTFT (5 and 2) not known yet
-    row_becomes(overall, "makespan (ticks)", ["…", "…"])
-    latest = page.get_by_test_id("stMain").locator("li strong")
-    expect(latest.first).to_contain_text("t=2: A and B decode 1 token each")
-    expect(page.get_by_text("every request is done")).to_have_count(0)
-    no_exception(page)
-
-
 def test_editing_a_cell_reruns_the_lab_and_a_bad_edit_names_the_row(open_page):
     page = open_page("/trace_lab")
     editor = trace_editor(page)

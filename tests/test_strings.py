@@ -81,7 +81,13 @@ FAMILIES = {
     "opt": tuple(f.name for f in dataclass_fields(Policy) if f.name != "batching"),
     "short": PER_REQUEST,
     "ex_m": story.OVERALL,
-    "rule": ("static_admit", "static_padding", "static_wait", "continuous_finish", "continuous_admit"),
+    "why": tuple(f"{rule}_{n}" for rule in ("static_admit", "static_padding", "static_wait", "static_batch",
+                                            "continuous_finish", "continuous_admit", "continuous_wait",
+                                            "continuous_all") for n in ("one", "many")),
+    "policy_rule": ("static", "continuous"),
+    "short_policy": ("static", "continuous"),
+    "ex_speed": ("one", "many"),
+    "ex_rate": ("one", "many"),
 }
 
 

@@ -72,7 +72,7 @@ def _hline(layout: dict, y: float, color: str, text: str) -> None:
 
 
 def _vline(layout: dict, x: float) -> None:
-    """The dotted line of the worked example's slider."""
+    """A dotted line down the plot at `x`."""
     layout.setdefault("shapes", []).append({"type": "line", "xref": "x", "x0": x, "x1": x, "yref": "y domain",
                                             "y0": 0, "y1": 1, "line": {"color": "#2f3640", "dash": "dot", "width": 1}})
 
@@ -84,62 +84,66 @@ def sample_rows(n: int, limit: int = GANTT_ROWS) -> list[int]:
     return sorted({round(i * (n - 1) / (limit - 1)) for i in range(limit)})
 
 
-def gantt(schedule: Schedule, title: str, x_max: float | None = None, reveal: float | None = None,
-          rows: list[int] | None = None) -> go.Figure:
-    """One row per request, one bar trace per phase (array-valued), arrival and completion markers.
-    `reveal` cuts the picture at that tick (the slider of the worked example); `rows` picks requests."""
+def gantt(schedule: Schedule, title: str, x_max: float | None = None, rows: list[int] | None = None) -> go.Figure:
+    """One row per request, one bar trace per phase (array-valued), arrival and completion markers; `rows`
+    picks requests (else all, or an even sample of a long trace)."""
     sampled = rows is None and len(schedule.requests) > GANTT_ROWS
     rows = sample_rows(len(schedule.requests)) if rows is None else rows
+    if sampled:
+        title += " · " + t("gantt_sampled", shown=len(rows), total=len(schedule.requests))
+    layout = _layout(title, gantt_height(len(rows)), x_max, schedule.unit, gantt_yaxis(schedule, rows))
+    return _figure(gantt_traces(schedule, rows), layout)
+
+
+def gantt_height(requests: int) -> int:
+    return max(180, 60 + 26 * requests) if requests <= 40 else 720
+
+
+def gantt_yaxis(schedule: Schedule, rows: list[int]) -> dict:
+    """Every request keeps its row from the start (top to bottom in trace order), even before it has a bar."""
+    labels = [plotly_text(schedule.requests[i].name) for i in rows]
+    return {"type": "category", "categoryorder": "array", "categoryarray": labels, "range": [len(labels) - 0.5, -0.5]}
+
+
+def gantt_traces(schedule: Schedule, rows: list[int]) -> list[dict]:
+    """The Gantt chart's traces: a bar trace a phase the run has, arrival and completion markers, the prefix
+    cache's and the events' markers."""
     requests = [schedule.requests[i] for i in rows]
     label = {r.name: plotly_text(r.name) for r in requests}
-    cut = float("inf") if reveal is None else reveal
     data = []
     for phase in PHASES:
         names, starts, lengths, hover = [], [], [], []
         for r in requests:
             for s in r.segments:
-                if s.phase != phase or s.start >= cut:
-                    continue
-                end = min(s.end, cut)
-                names.append(label[r.name])
-                starts.append(s.start)
-                lengths.append(end - s.start)
-                hover.append(t("hover_segment", name=label[r.name], phase=t(f"phase_{phase}"), start=s.start,
-                               end=s.end, tokens=s.tokens, unit=t(f"unit_{schedule.unit}")))
+                if s.phase == phase:
+                    names.append(label[r.name])
+                    starts.append(s.start)
+                    lengths.append(s.end - s.start)
+                    hover.append(t("hover_segment", name=label[r.name], phase=t(f"phase_{phase}"), start=s.start,
+                                   end=s.end, tokens=s.tokens, unit=t(f"unit_{schedule.unit}")))
         if names or phase in ("queued", "prefill", "decode"):  # the rare phases only when they occur
             data.append({"type": "bar", "name": t(f"phase_{phase}"), "orientation": "h", "y": names, "base": starts,
                          "x": lengths, "marker": {"color": COLORS[phase], "line": {"width": 0},
                                                   "pattern": {"shape": HATCHED.get(phase, "")}},
                          "customdata": hover, "hovertemplate": "%{customdata}<extra></extra>"})
-    arrived = [r for r in requests if r.arrival <= cut]
-    data.append(_markers(t("marker_arrival"), [r.arrival for r in arrived], [label[r.name] for r in arrived],
+    data.append(_markers(t("marker_arrival"), [r.arrival for r in requests], [label[r.name] for r in requests],
                          {"symbol": "triangle-right", "size": 9, "color": "#2f3640"}, t("hover_arrival")))
-    done = [r for r in requests if r.completion is not None and r.completion <= cut]
+    done = [r for r in requests if r.completion is not None]
     data.append(_markers(t("marker_completion"), [r.completion for r in done], [label[r.name] for r in done],
                          {"symbol": "diamond", "size": 9, "color": "#59a14f"}, t("hover_completion")))
-    cached = [(first_prefill(r), r) for r in requests if r.cached]
-    cached = [(at, r) for at, r in cached if at is not None and at <= cut]
+    cached = [(at, r) for at, r in ((first_prefill(r), r) for r in requests if r.cached) if at is not None]
     if cached:  # the part of a prefill the prefix cache held: computed by no iteration
         star = {"symbol": "star", "size": 12, "color": "#edc948", "line": {"width": 1, "color": "#2f3640"}}
         data.append(_markers(t("marker_cached"), [at for at, _ in cached], [label[r.name] for _, r in cached], star,
                              t("hover_cached"), [r.cached for _, r in cached]))
     shown = {index: label[schedule.requests[index].name] for index in rows}
     for kind, (symbol, color) in EVENT_MARKERS.items():
-        events = [(time, shown[i]) for time, k, i in schedule.events if k == kind and i in shown and time <= cut]
+        events = [(time, shown[i]) for time, k, i in schedule.events if k == kind and i in shown]
         if events:
             data.append(_markers(t(f"event_{kind}"), [e[0] for e in events], [e[1] for e in events],
                                  {"symbol": symbol, "size": 11, "color": color, "line": {"width": 2, "color": color}},
                                  t(f"hover_event_{kind}")))
-    if sampled:
-        title += " · " + t("gantt_sampled", shown=len(rows), total=len(schedule.requests))
-    # Every request keeps its row from the start (top to bottom in trace order), even before it has a bar.
-    yaxis = {"type": "category", "categoryorder": "array", "categoryarray": list(label.values()),
-             "range": [len(label) - 0.5, -0.5]}
-    layout = _layout(title, max(180, 60 + 26 * len(requests)) if len(requests) <= 40 else 720, x_max,
-                     schedule.unit, yaxis)
-    if reveal is not None:
-        _vline(layout, reveal)
-    return _figure(data, layout)
+    return data
 
 
 def _markers(name: str, x: list, y: list, marker: dict, hover: str, customdata: list | None = None) -> dict:
@@ -168,18 +172,31 @@ def _work_runs(schedule: Schedule, per_tick: bool) -> list[tuple[float, float, i
     return runs
 
 
-def budget_chart(schedule: Schedule, title: str, x_max: float | None = None, reveal: float | None = None
-                 ) -> go.Figure:
+def budget_chart(schedule: Schedule, title: str, x_max: float | None = None) -> go.Figure:
     """Token-work of each tick stacked by kind (prefill, decode, padding, idle) under the budget line."""
+    layout = _layout(title, 220, x_max, schedule.unit, budget_yaxis(schedule))
+    layout.update(barmode="stack", bargap=0)
+    layout["legend"]["traceorder"] = "normal"
+    _hline(layout, schedule.config.token_budget, "#2f3640", t("budget_line", budget=schedule.config.token_budget))
+    return _figure(budget_traces(schedule), layout)
+
+
+def budget_yaxis(schedule: Schedule) -> dict:
+    top = max([schedule.config.token_budget] + [sum(r[2:]) for r in _work_runs(schedule, False)])
+    return {"title": {"text": t("axis_token_work")}, "range": [0, top * 1.15], "gridcolor": "#e5e8ee"}
+
+
+def budget_traces(schedule: Schedule) -> list[dict]:
+    """The budget chart's traces: a bar a tick stacked by kind, or for thousands of ticks stacked step areas."""
     budget = schedule.config.token_budget
     per_tick = schedule.makespan <= TICK_BARS
-    runs = [r for r in _work_runs(schedule, per_tick) if reveal is None or r[0] < reveal]
-    data = []
+    runs = _work_runs(schedule, per_tick)
     columns = {"prefill": [r[2] for r in runs], "decode": [r[3] for r in runs], "padding": [r[4] for r in runs]}
     idle = [budget - p - d - q for p, d, q in zip(*columns.values())]
     if any(r[5] for r in runs):  # graph padding is computed on top of the budget
         columns["graph_padding"] = [r[5] for r in runs]
     columns["idle"] = idle
+    data = []
     for kind, values in columns.items():
         style = {"name": t(f"phase_{kind}"), "customdata": [[a, b] for a, b, *_ in runs],
                  "hovertemplate": t("hover_work", kind=t(f"phase_{kind}")) + "<extra></extra>"}
@@ -193,15 +210,7 @@ def budget_chart(schedule: Schedule, title: str, x_max: float | None = None, rev
                          "mode": "lines", "stackgroup": "work", "line": {"shape": "hv", "width": 0,
                                                                          "color": COLORS[kind]},
                          "fillcolor": COLORS[kind], **style})
-    top = max([budget] + [sum(r[2:]) for r in runs])
-    yaxis = {"title": {"text": t("axis_token_work")}, "range": [0, top * 1.15], "gridcolor": "#e5e8ee"}
-    layout = _layout(title, 220, x_max, schedule.unit, yaxis)
-    layout.update(barmode="stack", bargap=0)
-    layout["legend"]["traceorder"] = "normal"
-    _hline(layout, budget, "#2f3640", t("budget_line", budget=budget))
-    if reveal is not None:
-        _vline(layout, reveal)
-    return _figure(data, layout)
+    return data
 
 
 def load_chart(schedule: Schedule, title: str, x_max: float | None = None) -> go.Figure:

@@ -14,8 +14,9 @@ ROOT_PX = 21  # the root font size in presenter mode (Streamlit's own is 16)
 # Streamlit sizes its text in rem, and so does the data grid: it draws its canvas at 0.875rem of the root's
 # font size, read when the grid is first drawn. A root of 21 px puts that small text (tables, captions, widget
 # labels) at 18.4 px and the body at 21 px; the rules after it hold each kind of text to 18 px in any case.
-# The rules hang on the switch itself being on, so the browser applies them the moment it is clicked, before
-# the rerun that draws the page afresh (page()) reaches it: the grids drawn then read the larger size.
+# The page's own margins shrink, the room going to the charts and tables. The rules hang on the switch itself
+# being on, so the browser applies them the moment it is clicked, before the rerun that draws the page afresh
+# (page()) reaches it: the grids drawn then read the larger size.
 ON = f":root:has(.st-key-w_{STATE_KEY} input:checked)"  # the switch's own widget key (see switch())
 CSS = f"""<style>
 {ON} {{ font-size: {ROOT_PX}px; }}
@@ -27,6 +28,7 @@ CSS = f"""<style>
 {ON} :is([data-testid="stMetricLabel"], [data-testid="stDownloadButton"], [data-testid="stButton"]) p {{
   white-space: normal; overflow: visible; text-overflow: clip;
 }}
+{ON} [data-testid="stMainBlockContainer"] {{ padding: 4rem 1.5rem 4rem; }}
 </style>"""
 
 

@@ -76,25 +76,29 @@ TEXTS = {
 
     # Worked example
     "ex_title": "Worked example",
+    "ex_lead": (
+        "A=(0,4,5), B=(0,2,2), C=(3,3,4): (arrival, prompt tokens, output tokens); a budget of 8 token-work a "
+        "tick. Press ▶ Play, or step with ◀ ▶."),
     "ex_intro": (
-        "Requests (arrival, prompt tokens, output tokens): A=(0,4,5), B=(0,2,2), C=(3,3,4); a budget of 8 "
-        "token-work a tick. Press Play, or step through the ticks: each chart and table shows what has "
-        "happened by the time on the clock, and beside the charts each tick's sentence says what it did and "
-        "the rule behind it."),
-    "ex_slider": "Time (ticks)",
-    "ex_slider_help": (
-        "The clock: at time 3, ticks 0, 1 and 2 have run. Charts, tables and the narration show what has "
-        "happened by then."),
+        "Each chart and table shows what has happened by the time on the clock: at time 3, ticks 0, 1 and 2 "
+        "have run. Above each Gantt chart, the sentence of the tick just run says what it did, and the lines "
+        "under it the rules behind it, for as long as they apply. Figures not known yet at that time show "
+        "{pending}; times are in ticks, TPOT in ticks a token. The story is played by your browser: Play, "
+        "Pause, the steps and the clock move every panel at once, without asking the server."),
+    "ex_how": "How to read the story",
     "ex_play": "▶ Play",
-    "ex_pause": "⏸ Pause",
-    "ex_play_help": "Play the ticks one after another (from the start when the story is over).",
-    "ex_speed": "Speed (ticks a second)",
-    "ex_earlier": "Earlier ticks",
-    "ex_playing_at": "Time {tick} of {end} ticks (pause to move the clock by hand)",
+    "ex_pause": "❚❚ Pause",
     "ex_start": "Back to time 0",
-    "ex_legend": (
-        "Times in ticks. A = static batching, B = continuous batching; {pending} = not known yet at this "
-        "time."),
+    "ex_back": "One tick back",
+    "ex_forward": "One tick forward",
+    "ex_speed_one": "{speed} tick/s",
+    "ex_speed_many": "{speed} ticks/s",
+    "ex_run_title": "{policy} · time {tick}",
+    "ex_budget_title": "Token-work a tick · {policy}",
+    "ex_table_title": "Per request at time {tick} (ticks)",
+    "ex_overall_title": "Overall at time {tick}",
+    "short_policy_static": "static",
+    "short_policy_continuous": "continuous",
     "short_queue_time": "queue",
     "short_ttft": "TTFT",
     "short_tpot": "TPOT",
@@ -105,27 +109,50 @@ TEXTS = {
     "ex_m_utilization": "budget used",
     "ex_m_ttft_p50": "TTFT p50 (ticks)",
     "ex_m_e2e_p50": "E2E latency p50 (ticks)",
-    "ex_takeaway_pending": "The summary waits for the end of both runs: press Play, or step forward.",
+    "ex_takeaway_pending": "The summary waits for the end of both runs: press ▶ Play, or step forward.",
+    "ex_takeaway_run": (
+        "{policy}: makespan {makespan}, padding waste {waste} token-work, throughput {throughput}, {name}'s TTFT "
+        "{ttft}."),
+    "ex_rate_one": "{rate} token a tick",
+    "ex_rate_many": "{rate} tokens a tick",
+    "ex_takeaway_tpot": "Every TPOT is {tpot} tick a token.",
     "ex_done": "t={tick}: every request is done; the run is over.",
-    "ex_back": "One tick back",
-    "ex_forward": "One tick forward",
-    "ex_overall": "Overall",
-    "ex_per_request": "Per request",
-    "ex_takeaway": (
-        "Static: makespan 11, padding waste 5 (2 prompt padding + 3 idle decode slots of B), throughput 1.0, "
-        "C's TTFT 5. Continuous: makespan 8, waste 0, throughput 1.375, C's TTFT 2. Every TPOT is 1."),
     "ex_costs_link": "Every TPOT here is 1 tick. What does continuous batching cost in milliseconds? →",
     "ex_open_lab": "Open this trace in the trace lab",
-    "ex_narration": "**Time {tick}**: what happened, tick by tick",
-    "ex_narration_empty": "Time 0: nothing has run yet. Press Play, or step forward.",
-    "rule_static_wait": ": a static batch is closed until its longest member finishes",
-    "rule_static_admit": ": a new static batch starts only when the previous one is over",
-    "rule_static_padding": ": a static batch keeps a finished member's slot until the whole batch ends",
-    "rule_continuous_finish": ": its slot is free for the next iteration",
-    "rule_continuous_admit": (
-        " at once: continuous batching admits at every iteration, into the budget the decoders leave"),
+    "ex_narration_empty": "Time 0: nothing has run yet. Press ▶ Play, or step forward.",
 
     # Narration of one tick
+    "why_static_wait_one": "{names} waits: a static batch is closed until its longest member finishes.",
+    "why_static_wait_many": "{names} wait: a static batch is closed until its longest member finishes.",
+    "why_static_admit_one": "{names} starts now: a new static batch starts only when the previous one is over.",
+    "why_static_admit_many": "{names} start now: a new static batch starts only when the previous one is over.",
+    "why_static_padding_one": (
+        "{names} holds its slot as padding: a static batch keeps a finished member's slot until the whole batch "
+        "ends."),
+    "why_static_padding_many": (
+        "{names} hold their slots as padding: a static batch keeps a finished member's slot until the whole batch "
+        "ends."),
+    "why_continuous_finish_one": "{names}'s slot is free for the next iteration.",
+    "why_continuous_finish_many": "The slots of {names} are free for the next iteration.",
+    "why_continuous_admit_one": (
+        "{names} joins at once: continuous batching admits at every iteration, into the budget the decoders leave."),
+    "why_continuous_admit_many": (
+        "{names} join at once: continuous batching admits at every iteration, into the budget the decoders leave."),
+    "why_continuous_wait_one": (
+        "{names} waits: this iteration's token budget, sequence limit or KV cache has no room for its prefill."),
+    "why_continuous_wait_many": (
+        "{names} wait: this iteration's token budget, sequence limit or KV cache has no room for their prefills."),
+    "why_static_batch_one": "{names} runs as a batch of its own until it finishes; nothing can join it.",
+    "why_static_batch_many": "{names} run as one batch until its longest member finishes; nothing can join it.",
+    "why_continuous_all_one": "Nothing waits: {names} is the whole batch, and anyone arriving would join it.",
+    "why_continuous_all_many": "Nothing waits: {names} are the batch, and anyone arriving would join them.",
+    "why_idle": "Nothing is running: the budget idles until the next arrival.",
+    "policy_rule_static": (
+        "Static batching forms a batch from the requests that have arrived and runs it until its longest member "
+        "finishes."),
+    "policy_rule_continuous": (
+        "Continuous batching decides again every iteration: finished requests leave, waiting ones join within the "
+        "budget."),
     "n_tick": "t={tick}: ",
     "n_sep": "; ",
     "n_decode_one": "{names} decodes 1 token",

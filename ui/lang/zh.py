@@ -74,21 +74,28 @@ TEXTS = {
 
     # Worked example
     "ex_title": "示例推演",
+    "ex_lead": (
+        "A=(0,4,5)、B=(0,2,2)、C=(3,3,4)（到达时刻、prompt 与输出 token 数）；每 tick 预算 8 个 token-work。"
+        "点击 ▶ 播放，或用 ◀ ▶ 逐步前进。"),
     "ex_intro": (
-        "请求（到达时刻、prompt token 数、输出 token "
-        "数）：A=(0,4,5)、B=(0,2,2)、C=(3,3,4)；每 tick 预算 8 个 "
-        "token-work。点击播放或逐 tick 前进：图和表显示到当前时刻为止发生的事，图旁的解说"
-        "逐 tick 说明发生了什么、依据哪条规则。"),
-    "ex_slider": "时间（tick）",
-    "ex_slider_help": "时钟：时间为 3 时，tick 0、1、2 已经运行。图、表和解说显示到此为止发生的事。",
+        "图和表显示到时钟所示时刻为止发生的事：时间为 3 时，tick 0、1、2 已经运行。每个 Gantt 图上方是刚运行完的"
+        "那个 tick 的解说，下面几行是它背后的规则，只要规则仍在起作用就一直显示。此刻尚未知道的数字显示为 "
+        "{pending}；时间单位为 tick，TPOT 为每个 token 的 tick 数。故事由你的浏览器播放：播放、暂停、逐步按钮和"
+        "时钟同时移动所有面板，无需询问服务器。"),
+    "ex_how": "如何阅读这个故事",
     "ex_play": "▶ 播放",
-    "ex_pause": "⏸ 暂停",
-    "ex_play_help": "逐个 tick 播放（结束后从头开始）。",
-    "ex_speed": "速度（每秒 tick 数）",
-    "ex_earlier": "更早的 tick",
-    "ex_playing_at": "时间 {tick} / {end} tick（暂停后可手动拖动时钟）",
+    "ex_pause": "❚❚ 暂停",
     "ex_start": "回到时间 0",
-    "ex_legend": "时间单位为 tick。A = 静态批处理，B = 连续批处理；{pending} = 此刻尚未知道。",
+    "ex_back": "后退一个 tick",
+    "ex_forward": "前进一个 tick",
+    "ex_speed_one": "每秒 {speed} tick",
+    "ex_speed_many": "每秒 {speed} tick",
+    "ex_run_title": "{policy} · 时间 {tick}",
+    "ex_budget_title": "每 tick 的 token-work · {policy}",
+    "ex_table_title": "时间 {tick} 的逐请求指标（tick）",
+    "ex_overall_title": "时间 {tick} 的整体指标",
+    "short_policy_static": "静态",
+    "short_policy_continuous": "连续",
     "short_queue_time": "排队",
     "short_ttft": "TTFT",
     "short_tpot": "TPOT",
@@ -99,28 +106,37 @@ TEXTS = {
     "ex_m_utilization": "预算利用率",
     "ex_m_ttft_p50": "TTFT p50（tick）",
     "ex_m_e2e_p50": "端到端延迟 p50（tick）",
-    "ex_takeaway_pending": "两种策略都运行结束后才显示总结：点击播放，或逐 tick 前进。",
+    "ex_takeaway_pending": "两种策略都运行结束后才显示总结：点击 ▶ 播放，或逐 tick 前进。",
+    "ex_takeaway_run": (
+        "{policy}：makespan {makespan}，padding 浪费 {waste} token-work，吞吐{throughput}，{name} 的 TTFT 为 {ttft}。"),
+    "ex_rate_one": "每 tick {rate} 个 token",
+    "ex_rate_many": "每 tick {rate} 个 token",
+    "ex_takeaway_tpot": "所有请求的 TPOT 都是每个 token {tpot} tick。",
     "ex_done": "t={tick}：所有请求完成，运行结束。",
-    "ex_back": "后退一个 tick",
-    "ex_forward": "前进一个 tick",
-    "ex_overall": "整体指标",
-    "ex_per_request": "逐请求指标",
-    "ex_takeaway": (
-        "静态：makespan 11，padding 浪费 5（2 个 prompt padding "
-        "+ B 的 3 个空闲 decode 槽位），吞吐 1.0，C 的 TTFT 为 "
-        "5。连续：makespan 8，浪费 0，吞吐 1.375，C 的 TTFT 为 "
-        "2。所有请求的 TPOT 都是 1。"),
     "ex_costs_link": "这里每个 TPOT 都是 1 个 tick。以毫秒计，连续批处理的代价是什么？→",
     "ex_open_lab": "在 Trace 实验室中打开此 trace",
-    "ex_narration": "**时间 {tick}**：逐 tick 发生了什么",
-    "ex_narration_empty": "时间 0：还没有运行任何 tick。点击播放，或逐 tick 前进。",
-    "rule_static_wait": "：静态批次在其最长的成员完成之前不接纳新请求",
-    "rule_static_admit": "：上一个静态批次结束后，新批次才开始",
-    "rule_static_padding": "：静态批次中已完成的成员仍占着槽位，直到整个批次结束",
-    "rule_continuous_finish": "：它的槽位在下一轮迭代即可复用",
-    "rule_continuous_admit": "，立即加入：连续批处理每轮迭代都接纳新请求，使用 decode 剩下的预算",
+    "ex_narration_empty": "时间 0：还没有运行任何 tick。点击 ▶ 播放，或逐 tick 前进。",
 
     # Narration of one tick
+    "why_static_wait_one": "{names} 等待：静态批次在其最长的成员完成之前不接纳新请求。",
+    "why_static_wait_many": "{names} 等待：静态批次在其最长的成员完成之前不接纳新请求。",
+    "why_static_admit_one": "{names} 现在开始：上一个静态批次结束后，新批次才开始。",
+    "why_static_admit_many": "{names} 现在开始：上一个静态批次结束后，新批次才开始。",
+    "why_static_padding_one": "{names} 以 padding 占着槽位：静态批次中已完成的成员仍占着槽位，直到整个批次结束。",
+    "why_static_padding_many": "{names} 以 padding 占着槽位：静态批次中已完成的成员仍占着槽位，直到整个批次结束。",
+    "why_continuous_finish_one": "{names} 的槽位在下一轮迭代即可复用。",
+    "why_continuous_finish_many": "{names} 的槽位在下一轮迭代即可复用。",
+    "why_continuous_admit_one": "{names} 立即加入：连续批处理每轮迭代都接纳新请求，使用 decode 剩下的预算。",
+    "why_continuous_admit_many": "{names} 立即加入：连续批处理每轮迭代都接纳新请求，使用 decode 剩下的预算。",
+    "why_continuous_wait_one": "{names} 等待：本轮迭代的 token 预算、序列上限或 KV cache 放不下它的 prefill。",
+    "why_continuous_wait_many": "{names} 等待：本轮迭代的 token 预算、序列上限或 KV cache 放不下它们的 prefill。",
+    "why_static_batch_one": "{names} 单独成为一个批次，直到完成；其他请求无法加入。",
+    "why_static_batch_many": "{names} 作为一个批次运行，直到其中最长的成员完成；其他请求无法加入。",
+    "why_continuous_all_one": "没有请求在等待：{names} 就是整个批次，新到的请求会立即加入。",
+    "why_continuous_all_many": "没有请求在等待：{names} 组成批次，新到的请求会立即加入。",
+    "why_idle": "没有请求在运行：预算空闲，直到下一个请求到达。",
+    "policy_rule_static": "静态批处理用已到达的请求组成一个批次，一直运行到其中最长的成员完成。",
+    "policy_rule_continuous": "连续批处理每轮迭代都重新决定：完成的请求离开，等待的请求在预算内加入。",
     "n_tick": "t={tick}：",
     "n_sep": "；",
     "n_decode_one": "{names} decode 1 个 token",
