@@ -6,11 +6,12 @@ import streamlit as st
 from sim.core.config import SLO
 from sim.report.sweep import MAX_POINTS, SweepError, knees, parse_values, sweep_csv
 from sim.trace.trace import TraceError, write_csv
-from ui import capacity, cost_profile, lab_state
+from ui import capacity, cost_profile, lab_state, presenter
 from ui.boot import through_app
 from ui.charts import sweep_chart
 from ui.i18n import t
 from ui.lab_state import persisted
+from ui.numbers import number
 from ui.problems import problem_table
 from ui.text import md_escape
 from ui.trace_sources import generator_tab, show_source_error, upload_tab
@@ -22,87 +23,92 @@ state = st.session_state
 
 st.title(t("sw_title"))
 st.markdown(t("sw_intro"))
-st.info(t("sw_default_note"), icon="🎯")
+# On a projector the trace, the policies and the sweep fold away: the Run button, what is wrong, the knees and the
+# charts stay in view.
+with presenter.options(t("presenter_options")):
+    st.info(t("sw_default_note"), icon="🎯")
 
-st.header(t("sw_trace"), divider="gray")
-st.button(t("sw_prefix_example"), icon="🧩", key="sw_prefix_example", on_click=capacity.load_prefix_example,
-          help=t("sw_prefix_example_help"))
-source = persisted(st.radio, t("sw_source"), "sw_source", options=("generated", "upload", "lab"), horizontal=True,
-                   format_func=lambda k: t(f"sw_source_{k}"))
-trace = None
-if source == "generated":
-    with st.expander(t("sw_generator")):
-        generator_tab("sw_gen", lambda made: state.update(sw_generated=made, sw_generated_block=None),
-                      **capacity.DEFAULT_TRACE)
-    trace = state["sw_generated"]
-elif source == "upload":
-    upload_tab("sw_up", lambda made: capacity.adopt(made, "sw_uploaded", "sw_policies", "sw_policies_now",
-                                                    "sw_policies_editor"), ms_per_tick=10.0, limit=2000)
-    trace = state.get("sw_uploaded")
-    if trace is None:
-        st.info(t("sw_upload_first"))
-else:
-    try:
-        trace = lab_state.current_trace()
-    except TraceError as error:
-        st.error(t("sw_lab_bad"))
-        st.dataframe(problem_table(error.problems), hide_index=True, key="sw_lab_problems")
-show_source_error()
-if trace is not None:
-    st.caption(t("sw_trace_summary", n=len(trace), span=max(r.arrival for r in trace),
-                 rate=f"{capacity.base_rate(trace):.3g}", prompt=f"{capacity.mean_prompt(trace):.1f}",
-                 output=f"{sum(r.output for r in trace) / len(trace):.1f}"))
-    st.download_button(t("dl_trace_csv"), partial(write_csv, trace), "sweep-trace.csv", "text/csv", key="sw_dl_trace")
-
-st.header(t("sw_policies"), divider="gray")
-st.markdown(t("sw_policies_intro"))
-edited = state["sw_policies_now"] = capacity.policies_editor("sw_policies_editor", state["sw_policies"])
-c1, c2 = st.columns([1, 2])
-cost_kind = persisted(c1.radio, t("cfg_cost"), "sw_cost", options=("ticks", "profile"), horizontal=True,
-                      format_func=lambda k: t(f"cost_{k}"), help=t("sw_cost_help"))
-cost = cost_profile.shipped_cost() if cost_kind == "profile" else None
-if cost_kind == "profile":
-    if cost is None:
-        c2.error(t("cost_profile_missing", path=str(cost_profile.SHIPPED)))
+    st.header(t("sw_trace"), divider="gray")
+    st.button(t("sw_prefix_example"), icon="🧩", key="sw_prefix_example", on_click=capacity.load_prefix_example,
+              help=t("sw_prefix_example_help"))
+    source = persisted(st.radio, t("sw_source"), "sw_source", options=("generated", "upload", "lab"), horizontal=True,
+                       format_func=lambda k: t(f"sw_source_{k}"))
+    trace = None
+    if source == "generated":
+        with st.expander(t("sw_generator")):
+            generator_tab("sw_gen", lambda made: state.update(sw_generated=made, sw_generated_block=None),
+                          **capacity.DEFAULT_TRACE)
+        trace = state["sw_generated"]
+    elif source == "upload":
+        upload_tab("sw_up", lambda made: capacity.adopt(made, "sw_uploaded", "sw_policies", "sw_policies_now",
+                                                        "sw_policies_editor"), ms_per_tick=10.0, limit=2000)
+        trace = state.get("sw_uploaded")
+        if trace is None:
+            st.info(t("sw_upload_first"))
     else:
-        c2.caption(t("sw_cost_profile_note") + " " + cost_profile.about(cost_profile.document()))
-unit = t("unit_ms" if cost is not None else "unit_tick")
-s1, s2, s3, s4, s5 = st.columns(5)
-first = persisted(s1.radio, t("cfg_first_token"), "sw_first", options=("decode", "prefill"),
-                  format_func=lambda k: t(f"first_{k}"), help=t("cfg_first_token_help"))
-limits = [persisted(column.number_input, t(f"cfg_slo_{name}", unit=unit), f"sw_slo_{name}", min_value=0.0,
-                    max_value=1e9, step=1.0, help=t("cfg_slo_help"))
-          for column, name in ((s2, "ttft"), (s3, "tpot"), (s4, "e2e"))]
-target = persisted(s5.slider, t("sw_target"), "sw_target", min_value=50, max_value=100, step=5, format="%d%%",
-                   help=t("sw_target_help"))
-chosen, problems = capacity.entries(edited, first, SLO(*(v or None for v in limits)), cost,
-                                    capacity.prefix_block(source, lab_state.settings().prefix_block))
-if cost_kind == "profile" and cost is None:
-    problems.append(t("cost_profile_missing", path=str(cost_profile.SHIPPED)))
-for problem in problems:
-    st.error(md_escape(problem))
+        try:
+            trace = lab_state.current_trace()
+        except TraceError as error:
+            st.error(t("sw_lab_bad"))
+            st.dataframe(problem_table(error.problems), hide_index=True, key="sw_lab_problems")
+    show_source_error()
+    if trace is not None:
+        st.caption(t("sw_trace_summary", n=number(len(trace)), span=number(max(r.arrival for r in trace)),
+                     rate=number(capacity.base_rate(trace)), prompt=number(capacity.mean_prompt(trace)),
+                     output=number(sum(r.output for r in trace) / len(trace))))
+        st.download_button(t("dl_trace_csv"), partial(write_csv, trace), "sweep-trace.csv", "text/csv",
+                           key="sw_dl_trace")
 
-st.header(t("sw_sweep"), divider="gray")
-p1, p2, p3, p4 = st.columns([2, 1, 1, 1])
-parameter = persisted(p1.selectbox, t("sw_parameter"), "sw_parameter", options=list(capacity.RANGES),
-                      format_func=lambda k: t(f"sw_param_{k}"), help=t("sw_parameter_help"))
-bounds = {"min_value": 1, "max_value": 10**6, "step": 1} if parameter != "rate" else \
-    {"min_value": 0.01, "max_value": 1e6, "step": 0.25}
-low = persisted(p2.number_input, t("sw_low"), f"sw_low_{parameter}", **bounds)
-high = persisted(p3.number_input, t("sw_high"), f"sw_high_{parameter}", **bounds)
-points = persisted(p4.number_input, t("sw_points"), f"sw_points_{parameter}", min_value=2, max_value=MAX_POINTS)
-values = None
-try:
-    values = parse_values(parameter, f"{low}:{high}:{points}")
-except SweepError as error:
-    st.error(t("sw_bad_range", reason=md_escape(error)))
-if values is not None and high <= low:
-    st.error(t("sw_low_high"))
+    st.header(t("sw_policies"), divider="gray")
+    st.markdown(t("sw_policies_intro"))
+    edited = state["sw_policies_now"] = capacity.policies_editor("sw_policies_editor", state["sw_policies"])
+    c1, c2 = st.columns([1, 2])
+    cost_kind = persisted(c1.radio, t("cfg_cost"), "sw_cost", options=("ticks", "profile"), horizontal=True,
+                          format_func=lambda k: t(f"cost_{k}"), help=t("sw_cost_help"))
+    cost = cost_profile.shipped_cost() if cost_kind == "profile" else None
+    if cost_kind == "profile":
+        if cost is None:
+            c2.error(t("cost_profile_missing", path=str(cost_profile.SHIPPED)))
+        else:
+            c2.caption(t("sw_cost_profile_note") + " " + cost_profile.about(cost_profile.document()))
+    unit = t("unit_ms" if cost is not None else "unit_tick")
+    s1, s2, s3, s4, s5 = st.columns(5)
+    first = persisted(s1.radio, t("cfg_first_token"), "sw_first", options=("decode", "prefill"),
+                      format_func=lambda k: t(f"first_{k}"), help=t("cfg_first_token_help"))
+    limits = [persisted(column.number_input, t(f"cfg_slo_{name}", unit=unit), f"sw_slo_{name}", min_value=0.0,
+                        max_value=1e9, step=1.0, help=t("cfg_slo_help"))
+              for column, name in ((s2, "ttft"), (s3, "tpot"), (s4, "e2e"))]
+    target = persisted(s5.slider, t("sw_target"), "sw_target", min_value=50, max_value=100, step=5, format="%d%%",
+                       help=t("sw_target_help"))
+    chosen, problems = capacity.entries(edited, first, SLO(*(v or None for v in limits)), cost,
+                                        capacity.prefix_block(source, lab_state.settings().prefix_block))
+    if cost_kind == "profile" and cost is None:
+        problems.append(t("cost_profile_missing", path=str(cost_profile.SHIPPED)))
+    problems = [md_escape(problem) for problem in problems]
+
+    st.header(t("sw_sweep"), divider="gray")
+    p1, p2, p3, p4 = st.columns([2, 1, 1, 1])
+    parameter = persisted(p1.selectbox, t("sw_parameter"), "sw_parameter", options=list(capacity.RANGES),
+                          format_func=lambda k: t(f"sw_param_{k}"), help=t("sw_parameter_help"))
+    bounds = {"min_value": 1, "max_value": 10**6, "step": 1} if parameter != "rate" else \
+        {"min_value": 0.01, "max_value": 1e6, "step": 0.25}
+    low = persisted(p2.number_input, t("sw_low"), f"sw_low_{parameter}", **bounds)
+    high = persisted(p3.number_input, t("sw_high"), f"sw_high_{parameter}", **bounds)
+    points = persisted(p4.number_input, t("sw_points"), f"sw_points_{parameter}", min_value=2, max_value=MAX_POINTS)
     values = None
+    try:
+        values = parse_values(parameter, f"{low}:{high}:{points}")
+    except SweepError as error:
+        problems.append(t("sw_bad_range", reason=md_escape(error)))
+    if values is not None and high <= low:
+        problems.append(t("sw_low_high"))
+        values = None
+    if trace is not None and values is not None and len(chosen) * len(values) * len(trace) > capacity.MAX_WORK:
+        problems.append(t("sw_too_much", work=f"{len(chosen) * len(values) * len(trace):,}",
+                          most=f"{capacity.MAX_WORK:,}"))
+for problem in problems:  # outside the folded options: what stops the sweep stays in view
+    st.error(problem)
 ready = trace is not None and values is not None and not problems
-if ready and len(chosen) * len(values) * len(trace) > capacity.MAX_WORK:
-    st.error(t("sw_too_much", work=f"{len(chosen) * len(values) * len(trace):,}", most=f"{capacity.MAX_WORK:,}"))
-    ready = False
 st.button(t("sw_run"), type="primary", key="sw_run", disabled=not ready,
           on_click=state.__setitem__, args=("sw_run_asked", True))
 if ready and (state.pop("sw_run_asked", False) or "sw_result" not in state):
@@ -121,8 +127,6 @@ rows, swept, goal, base_rate, prompt_mean, inputs = result
 if ready and capacity.stale(inputs, trace, chosen, parameter, values):
     st.warning(t("sw_stale"))
 found = knees(rows, swept, goal)
-st.subheader(t("sw_knees"))
-st.markdown("\n".join(capacity.knee_sentences(found, swept, goal, base_rate)))
 failed = [r for r in rows if r["error"]]
 if failed:
     st.warning(t("sw_failed", n=len(failed)) + "\n\n" + "\n".join(
@@ -139,9 +143,12 @@ tpot = ("tpot_p50", "tpot_p90", "tpot_p99")
 tpot_everywhere = capacity.single(rows, tpot)
 if tpot_everywhere is None:
     charts.insert(3, (tpot, t("sw_chart_tpot"), unit, {"log_axis": True}))
-for metric, title, y_title, options in charts:
+for index, (metric, title, y_title, options) in enumerate(charts):
     st.plotly_chart(sweep_chart(rows, metric, title, x_title, y_title, **options), key=f"sw_chart_{metric[0]}",
                     config={"displaylogo": False})
+    if index == 0:  # the knees, in words, under the chart that marks them
+        st.subheader(t("sw_knees"))
+        st.markdown("\n".join(capacity.knee_sentences(found, swept, goal, base_rate)))
 if tpot_everywhere is not None:
     st.info(t("sw_tpot_flat", value=f"{tpot_everywhere:g}", unit=unit), icon="📏")
 
