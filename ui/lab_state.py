@@ -240,19 +240,22 @@ POLICY_FIELDS = {f.name: f for f in fields(Policy)}
 
 
 def policy_widget_values(policy: Policy) -> dict[str, object]:
-    """What each widget of the policy form shows for `policy`, by its field's kind: None as 0, lists as the
-    text the user types ("1, 2, 4", "vip=0.5, free=0.5"), decimals as floats."""
-    out: dict[str, object] = {}
-    for name, f in POLICY_FIELDS.items():
-        value = getattr(policy, name)
-        if isinstance(f.default, tuple):
-            value = ", ".join(f"{item[0]}={item[1]:g}" if isinstance(item, tuple) else str(item) for item in value)
-        elif f.default is None:
-            value = value or 0
-        elif isinstance(f.default, float):
-            value = float(value)
-        out[name] = value
-    return out
+    """What each widget of the policy form shows for `policy` (widget_value of each field)."""
+    return {name: widget_value(name, getattr(policy, name)) for name in POLICY_FIELDS}
+
+
+def widget_value(name: str, value: object) -> object:
+    """What the widget of Policy field `name` shows for `value`, by the field's kind: None as 0, lists as the text
+    the user types ("1, 2, 4", "vip=0.5, free=0.5"), decimals as floats."""
+    default = POLICY_FIELDS[name].default
+    if isinstance(default, tuple):
+        return ", ".join(f"{item[0]}={item[1]:g}" if isinstance(item, tuple) else str(item) for item in value)
+    if default is None:
+        return value or 0
+    return float(value) if isinstance(default, float) else value
+
+
+LIST_FORMATS = {"tenant_quotas": "quota_list", "graph_buckets": "bucket_list"}  # the ConfigError of a bad list
 
 
 def policy_value(name: str, shown: object) -> object:
@@ -267,7 +270,7 @@ def policy_value(name: str, shown: object) -> object:
                 return tuple((key.strip(), float(share)) for key, _, share in pairs)
             return tuple(int(item) for item in items)
         except ValueError:
-            raise ConfigError(name, t(f"opt_{name}_format")) from None
+            raise ConfigError(name, LIST_FORMATS[name]) from None
     if default is None:
         return int(shown) or None
     return int(shown) if isinstance(default, int) and not isinstance(default, bool) else shown
