@@ -44,7 +44,7 @@ with presenter.options(t("presenter_options")):  # folded away on a projector, w
     # No limits in the editor itself: it would clamp or drop a bad value without a word. Whatever is typed
     # stays in the table and reaches the same validation as an upload, which names its row, column and reason.
     edited = st.data_editor(
-        base, key=lab_state.EDITOR, num_rows="dynamic", width="stretch",
+        base, key=lab_state.editor_key(), num_rows="dynamic", width="stretch",
         height=presenter.px(min(420, 38 + 35 * (len(base) + 1))),
         column_config={column: (st.column_config.TextColumn if column in TEXT_COLUMNS else
                                 st.column_config.NumberColumn)(t(f"col_{column}"), help=t(f"help_{column}"),

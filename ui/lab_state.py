@@ -17,7 +17,8 @@ from .scenario import ScenarioError, decode
 
 BASE = "lab_trace"  # the table the editor starts from
 CURRENT = "lab_current"  # the table as edited: what runs
-EDITOR = "trace"  # the data editor's widget key (its state holds the edits since BASE was set)
+EDITOR = "trace"  # the data editor's widget key (its state holds the edits since BASE was set), see editor_key
+RESTARTS = "lab_editor_restarts"  # how often the editor had to start afresh on the same table
 WIDGET = "w_"  # widgets show a setting under WIDGET + its key and copy their value back
 SETTINGS_KEY = "lab_settings"  # the lab's LabSettings: budgets, cache, cost model and both policies
 
@@ -163,7 +164,7 @@ def init() -> None:
     st.session_state.setdefault(SETTINGS_KEY, LabSettings())
     if BASE not in st.session_state:
         set_trace(read_csv(SEED_CSV))
-    elif EDITOR not in st.session_state:
+    elif editor_key() not in st.session_state:
         # The editor's state is dropped when its page is left: start again from what it had become.
         st.session_state[BASE] = st.session_state[CURRENT]
 
@@ -175,10 +176,31 @@ def current_trace(table: pd.DataFrame | None = None) -> Trace:
 
 
 def set_trace(trace: Trace) -> None:
-    table = frame(trace)
-    st.session_state[BASE] = table
-    st.session_state[CURRENT] = table
-    st.session_state.pop(EDITOR, None)
+    """Make `trace` the editor's table, with no edits: what was typed since the last one is dropped."""
+    set_table(frame(trace))
+
+
+def set_table(table: pd.DataFrame) -> None:
+    """Make `table` the editor's, with no edits. The browser keeps a widget's state for as long as the page draws
+    the same widget, and an editor is the same one while its key and table are: after edits, the same table again
+    (a preset loaded twice) would come back with them, and send them again at the next change. A new key then
+    starts it afresh."""
+    if table.equals(st.session_state.get(BASE)) and edited():
+        st.session_state[RESTARTS] = st.session_state.get(RESTARTS, 0) + 1
+    st.session_state.pop(editor_key(), None)
+    st.session_state[BASE] = st.session_state[CURRENT] = table
+
+
+def editor_key() -> str:
+    """The data editor's widget key: EDITOR, with the number of restarts after it once there were any."""
+    restarts = st.session_state.get(RESTARTS, 0)
+    return f"{EDITOR}_{restarts}" if restarts else EDITOR
+
+
+def edited() -> bool:
+    """Whether the editor holds edits of its table."""
+    state = st.session_state.get(editor_key()) or {}
+    return any(state.get(part) for part in ("edited_rows", "added_rows", "deleted_rows"))
 
 
 def set_config(config: Config, policy_a: Policy, policy_b: Policy) -> None:
