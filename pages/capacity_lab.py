@@ -78,9 +78,9 @@ target = persisted(s5.slider, t("sw_target"), "sw_target", min_value=50, max_val
 chosen, problems = capacity.entries(edited, first, SLO(*(v or None for v in limits)), cost,
                                     capacity.prefix_block(source, lab_state.settings().prefix_block))
 if cost_kind == "profile" and cost is None:
-    problems.append(t("cost_profile_missing", path=str(cost_profile.SHIPPED)))
-for problem in problems:
-    st.error(md_escape(problem))
+    problems.append(t("cost_profile_missing", path=md_escape(str(cost_profile.SHIPPED))))
+for problem in problems:  # (markdown: what they quote is escaped)
+    st.error(problem)
 
 st.header(t("sw_sweep"), divider="gray")
 p1, p2, p3, p4 = st.columns([2, 1, 1, 1])
@@ -126,7 +126,7 @@ st.markdown("\n".join(capacity.knee_sentences(found, swept, goal, base_rate)))
 failed = [r for r in rows if r["error"]]
 if failed:
     st.warning(t("sw_failed", n=len(failed)) + "\n\n" + "\n".join(
-        f"- {md_escape(r['policy'])} @ {r['value']}: {md_escape(r['error'])}" for r in failed[:5]))
+        f"- {md_escape(r['policy'])} @ {r['value']}: {capacity.point_error(inputs, r)}" for r in failed[:5]))
 
 x_title = t(f"sw_param_{swept}") + (t("sw_rate_axis", rate=f"{base_rate:.3g}") if swept == "rate" else "")
 unit = t("unit_ms" if inputs[1] and inputs[1][0].config.cost.kind == "profile" else "unit_tick")

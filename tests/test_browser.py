@@ -258,10 +258,10 @@ def test_editing_a_cell_reruns_the_lab_and_a_bad_edit_names_the_row(open_page):
     page = open_page("/trace_lab")
     editor = trace_editor(page)
     assert grid(editor) == {"head": ["request", "arrival", "prompt", "output"], "rows": SEED_CELLS}
-    expect(metric(page, "makespan (tick) · B")).to_have_text("8")
+    expect(metric(page, "makespan (tick) · P2")).to_have_text("8")
 
     edit_cell(page, editor, row=2, column=3, columns=4, value="12", old="4")  # C's output 4 -> 12
-    expect(metric(page, "makespan (tick) · B")).to_have_text("16")
+    expect(metric(page, "makespan (tick) · P2")).to_have_text("16")
     no_exception(page)
     assert grid(editor)["rows"][2] == ["C", "3", "3", "12"]
     row_becomes(headed(page, "metric"), "makespan (tick)", ["19", "16"])
@@ -346,7 +346,7 @@ def test_a_preset_puts_its_policies_in_the_forms_drawn_or_folded(open_page):
     page.get_by_role("button", name="Load preset").click()
     expect(chunk).to_have_value("16", timeout=TIMEOUT_MS)
     expect(page.get_by_text("Options changed: chunks of 16")).to_be_visible()
-    policy = page.get_by_test_id("stSelectbox").filter(has_text="Policy A").locator("input")
+    policy = page.get_by_test_id("stSelectbox").filter(has_text="Policy 1").locator("input")
     expect(policy).to_have_value("Continuous batching")
     # Folded, B's widgets are dropped; the next preset sets them unseen, and opening B's options draws them anew
     # with the preset's order, not the first choice.

@@ -8,8 +8,10 @@ import pandas as pd
 import streamlit as st
 
 from sim.core.config import COST_MODELS, FIRST_TOKEN_MODES, SLO, Config, ConfigError, CostModel, Policy
+from sim.core.kv import blocks_for
 from sim.core.moe import MoE
 from sim.core.policies import make_scheduler
+from sim.core.presets import caches_prefixes
 from sim.trace.trace import REQUIRED, SEED_CSV, TEXT_COLUMNS, Trace, TraceError, check_budget, read_csv, validate
 
 from .i18n import t
@@ -110,6 +112,7 @@ LOWEST = {"token_budget": 1, "block_size": 1, "moe_top_k": 1, "moe_devices": 1, 
 LABELS = {"token_budget": "cfg_budget", "cost_kind": "cfg_cost"}  # else cfg_<name>
 HELP = {"slo_ttft": "cfg_slo_help", "slo_tpot": "cfg_slo_help", "slo_e2e": "cfg_slo_help"}  # else <label>_help
 CHOICE_TEXT = {"first_token": "first_{}", "cost_kind": "cost_{}"}
+MOST = 10**7  # the largest whole number a setting's widget takes
 
 
 def settings() -> LabSettings:
@@ -132,7 +135,7 @@ def setting(container, name: str, **label_fields) -> object:
                                 format_func=lambda k: t(CHOICE_TEXT[name].format(k)), **kwargs)
     else:
         whole = isinstance(LabSettings.__dataclass_fields__[name].default, int)
-        kwargs |= ({"min_value": LOWEST.get(name, 0), "max_value": 10**7, "step": 1} if whole else
+        kwargs |= ({"min_value": LOWEST.get(name, 0), "max_value": MOST, "step": 1} if whole else
                    {"min_value": 0.0, "max_value": 1e9, "step": 1.0} if name.startswith("slo_") else
                    {"min_value": 0.0, "max_value": 1e6, "step": 0.1, "format": "%.2f"} if name == "moe_skew" else
                    {"min_value": 0.0, "max_value": 1e6, "step": 0.01, "format": "%.4f"})  # cost coefficients
@@ -228,6 +231,27 @@ def policies() -> tuple[Policy, Policy]:
     return settings().policy_a, settings().policy_b
 
 
+def give_kv_cache(widget: str) -> None:
+    """A preset was just chosen in the widget of key `widget`: one that keeps a prefix cache needs a KV cache of a
+    size, so a cache of none ("unlimited") gets room for a full batch of the longest request and its widget shows
+    it; a size the user set stays."""
+    if caches_prefixes(st.session_state[widget]) and not settings().kv_blocks:
+        settings().kv_blocks = st.session_state[f"{WIDGET}lab_kv_blocks"] = kv_for_a_full_batch()
+
+
+def kv_for_a_full_batch() -> int:
+    """Blocks for as many of the trace's longest request as the budgets run at once: the KV it holds at most
+    (prompt + output - 1 tokens, sim's rule), times the sequence limit. Before the table is a valid trace, a
+    request as long as the token budget stands in."""
+    s = settings()
+    try:
+        longest = max(r.prompt + r.output - 1 for r in current_trace().requests)
+    except TraceError:
+        longest = s.token_budget
+    running = min(s.max_seqs or s.token_budget, s.token_budget)
+    return min(MOST, running * blocks_for(longest, s.block_size))
+
+
 LAB_POLICIES = {"lab_policy_a": "policy_a", "lab_policy_b": "policy_b"}  # a policy form's key -> its setting
 
 
@@ -318,15 +342,16 @@ def open_link(link: str | None) -> bool:
     return True
 
 
-def policy_problem(trace: Trace, config: Config, chosen: tuple[Policy, Policy]) -> ConfigError | None:
+def policy_problem(trace: Trace, config: Config, chosen: tuple[Policy, Policy]) -> tuple[int, ConfigError] | None:
     """Why a policy cannot run under these budgets (a preset's rules against the options, prefix caching with no
-    KV cache...), as its scheduler would say when made; None when both can."""
-    first = Trace(trace.requests[:1])  # (the checks are of the budgets and options: one request will do)
-    for policy in chosen:
+    KV cache...), as its scheduler would say when made, with which policy it is (0 or 1); None when both can."""
+    # The checks are of the budgets and options: one request will do, the longest (nano-vllm's budget must hold it).
+    longest = Trace((max(trace.requests, key=lambda r: r.prompt + r.output),))
+    for index, policy in enumerate(chosen):
         try:
-            make_scheduler(policy, first, config)
+            make_scheduler(policy, longest, config)
         except ConfigError as error:
-            return error
+            return index, error
         except TraceError:
             pass  # (prompts over the budget are told apart, below)
     return None
