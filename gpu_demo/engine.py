@@ -102,7 +102,7 @@ def pick_device(name: str | None = None) -> torch.device:
     if name in (None, "auto"):
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
     if name == "cuda" and not torch.cuda.is_available():
-        raise ConfigError("device", "CUDA is not available on this machine")
+        raise ConfigError("device", "no_cuda")
     return torch.device(name)
 
 

@@ -15,12 +15,12 @@ def load_model(device: str | None = "auto", dtype: str = "float32", threads: int
     if threads:
         torch.set_num_threads(threads)
     if not WEIGHTS.exists():
-        raise ConfigError("weights", f"{WEIGHTS} is missing: train it with `python -m gpu_demo train`")
+        raise ConfigError("weights", "weights_missing", path=str(WEIGHTS))
     target = pick_device(device)
     try:
         state = torch.load(WEIGHTS, map_location=target, weights_only=True)
         model = GPT(GPTConfig())
         model.load_state_dict(state)
     except (RuntimeError, ValueError, OSError, EOFError) as error:
-        raise ConfigError("weights", f"{WEIGHTS} cannot be loaded ({error}); train it again") from None
+        raise ConfigError("weights", "weights_unreadable", path=str(WEIGHTS), reason=str(error)) from None
     return model.to(device=target, dtype=getattr(torch, dtype)).eval()

@@ -83,8 +83,7 @@ with presenter.options(t("presenter_options")):
     chosen, problems = capacity.entries(edited, first, SLO(*(v or None for v in limits)), cost,
                                         capacity.prefix_block(source, lab_state.settings().prefix_block))
     if cost_kind == "profile" and cost is None:
-        problems.append(t("cost_profile_missing", path=str(cost_profile.SHIPPED)))
-    problems = [md_escape(problem) for problem in problems]
+        problems.append(t("cost_profile_missing", path=md_escape(str(cost_profile.SHIPPED))))
 
     st.header(t("sw_sweep"), divider="gray")
     p1, p2, p3, p4 = st.columns([2, 1, 1, 1])
@@ -106,8 +105,8 @@ with presenter.options(t("presenter_options")):
     if trace is not None and values is not None and len(chosen) * len(values) * len(trace) > capacity.MAX_WORK:
         problems.append(t("sw_too_much", work=f"{len(chosen) * len(values) * len(trace):,}",
                           most=f"{capacity.MAX_WORK:,}"))
-for problem in problems:  # outside the folded options: what stops the sweep stays in view
-    st.error(problem)
+for problem in problems:  # outside the folded options, what stops the sweep stays in view (markdown: what the
+    st.error(problem)        # problems quote is escaped)
 ready = trace is not None and values is not None and not problems
 st.button(t("sw_run"), type="primary", key="sw_run", disabled=not ready,
           on_click=state.__setitem__, args=("sw_run_asked", True))
@@ -130,7 +129,7 @@ found = knees(rows, swept, goal)
 failed = [r for r in rows if r["error"]]
 if failed:
     st.warning(t("sw_failed", n=len(failed)) + "\n\n" + "\n".join(
-        f"- {md_escape(r['policy'])} @ {r['value']}: {md_escape(r['error'])}" for r in failed[:5]))
+        f"- {md_escape(r['policy'])} @ {r['value']}: {capacity.point_error(inputs, r)}" for r in failed[:5]))
 
 x_title = t(f"sw_param_{swept}") + (t("sw_rate_axis", rate=f"{base_rate:.3g}") if swept == "rate" else "")
 unit = t("unit_ms" if inputs[1] and inputs[1][0].config.cost.kind == "profile" else "unit_tick")

@@ -10,8 +10,9 @@ from ui import cost_profile, lab_results, lab_state, presenter
 from ui.boot import through_app
 from ui.charts import gantt
 from ui.i18n import t
-from ui.policy_form import policy_form
-from ui.problems import problem_table
+from ui.numbers import number, share
+from ui.policy_form import places, policy_form
+from ui.problems import config_error, problem_table, trace_error_text
 from ui.real_model import (
     DISCONNECT_AFTER,
     MAX_REQUESTS,
@@ -32,7 +33,7 @@ from ui.real_model import (
     shared_model,
     show_options,
 )
-from ui.tables import policy_title
+from ui.tables import policy_name, policy_title
 from ui.text import md_escape
 
 through_app()
@@ -55,7 +56,7 @@ with settings, presenter.options(t("presenter_options")):
 try:
     model = shared_model(device, dtype)
 except ConfigError as error:
-    st.error(t("rm_no_model", reason=md_escape(error)))
+    st.error(t("rm_no_model", reason=config_error(error)))
     st.stop()
 
 st.header(t("rm_trace"), divider="gray")
@@ -104,9 +105,9 @@ with presenter.options(t("presenter_options")):
     kv_blocks = b3.number_input(t("rm_kv_blocks"), 0, 100_000, 0, key="rm_kv_blocks", help=t("rm_kv_blocks_help"))
     first = b4.radio(t("cfg_first_token"), ("decode", "prefill"), key="rm_first", horizontal=True,
                      format_func=lambda k: t(f"first_{k}"), help=t("cfg_first_token_help"))
-    for column, side in zip(st.columns(2), "ab"):
-        with column:
-            policy_form(f"rm_policy_{side}", f"cfg_policy_{side}", simulated_only=False)
+    for place, side in zip(places(), "ab"):
+        with place:
+            policy_form(f"rm_policy_{side}", f"cfg_policy_{side}", budget, simulated_only=False)
 policies = (st.session_state["rm_policy_a"], st.session_state["rm_policy_b"])
 
 st.header(t("lab_results"), divider="gray")
@@ -118,8 +119,10 @@ if st.session_state.pop("rm_run_asked", False):
         config = run_config(budget, max_seqs, first, kv_blocks)
         results = run_both(model, trace, prompts, config, policies, arrival_unit)
         st.session_state["rm_results"] = (results, config, policies, trace, arrival_unit)
-    except (TraceError, ConfigError) as error:
-        st.error(t("rm_cannot_run", reason=md_escape(error)))
+    except TraceError as error:
+        st.error(t("rm_cannot_run", reason=trace_error_text(error)))
+    except ConfigError as error:
+        st.error(t("rm_cannot_run", reason=config_error(error, {"kv_blocks": t("rm_kv_blocks")})))
 shown = st.session_state.get("rm_results")
 if shown is None:
     st.info(t("rm_press_run"))
@@ -128,9 +131,9 @@ else:
     runs = [(r.schedule, compute(r.schedule)) for r in results]
     st.caption(t("rm_measured_note", device=results[0].device, dtype=results[0].dtype))
     cards = st.columns(4)
-    for column, (label, r) in zip(cards, zip("AB", results)):
-        column.metric(t("rm_tokens_per_s", label=label), f"{r.tokens_per_second:.0f}",
-                      help=t("rm_overhead", share=f"{r.overhead_share:.1%}"))
+    for index, (column, r) in enumerate(zip(cards, results)):
+        column.metric(t("rm_tokens_per_s", label=policy_name(index, short=True)), number(r.tokens_per_second),
+                      help=t("rm_overhead", share=share(r.overhead_share)))
     lab_results.show(runs, ran, measured=True, page="rm")
     show_options(results, ran, [r.name for r in results[0].schedule.requests])
     st.subheader(t("rm_prediction"))
@@ -141,17 +144,17 @@ else:
         found = cost_profile.document(path)
         st.markdown(t("rm_prediction_intro"))
         st.caption(cost_profile.about(found) + " " + cost_profile.formula(profile_cost(found)))
-        for label, r, (schedule, _), policy in zip("AB", results, runs, ran):
+        for index, (label, r, (schedule, _), policy) in enumerate(zip("AB", results, runs, ran)):
             figures, about, predicted = compare(r, ran_trace, policy, ran_unit, path)
-            title = f"{label} · {policy_title(policy)}"
+            title = f"{policy_name(index)} · {policy_title(policy)}"
             if about["flagged"]:
-                st.warning(t("rm_disturbed", label=label, stray=about["iteration_error_percent"],
+                st.warning(t("rm_disturbed", label=policy_name(index), stray=about["iteration_error_percent"],
                              quiet=about["profile_spread_percent"]), icon="⚠️")
             x_max = max(schedule.makespan, predicted.makespan)
             for column, shown_schedule, key in zip(st.columns(2), (schedule, predicted), ("measured", "predicted")):
                 column.plotly_chart(gantt(shown_schedule, t(f"rm_gantt_{key}", title=title), x_max=x_max),
                                     key=f"rm_gantt_{key}_{label}")
-            st.caption(t("rm_iteration_error", label=label, stray=about["iteration_error_percent"]))
+            st.caption(t("rm_iteration_error", label=policy_name(index), stray=about["iteration_error_percent"]))
             st.dataframe(comparison_table(figures, schedule.unit), hide_index=True, key=f"rm_prediction_{label}")
     with st.expander(t("rm_outputs")):
         for request, text in zip(results[1].schedule.requests, results[1].outputs):

@@ -8,11 +8,10 @@ from sim.trace.trace import PROMPT_TEXT, TEXT_COLUMNS, TraceError, csv_table, wr
 from ui import chat, lab_results, lab_state, presenter
 from ui.boot import through_app
 from ui.i18n import t
-from ui.policy_form import hardware_form, policy_form
-from ui.problems import problem_table
+from ui.policy_form import grid, hardware_form, places, policy_form
+from ui.problems import config_error, problem_table
 from ui.runs import run
 from ui.scenario import QUERY_KEY, Scenario, ScenarioError, encode
-from ui.text import md_escape
 from ui.trace_sources import MAX_REQUESTS, generator_tab, presets_tab, show_source_error, upload_tab
 
 AUTO_RUN = 300  # up to this many requests every change re-runs at once; beyond, the Run button does
@@ -44,7 +43,7 @@ with presenter.options(t("presenter_options")):  # folded away on a projector, w
     # No limits in the editor itself: it would clamp or drop a bad value without a word. Whatever is typed
     # stays in the table and reaches the same validation as an upload, which names its row, column and reason.
     edited = st.data_editor(
-        base, key=lab_state.EDITOR, num_rows="dynamic", width="stretch",
+        base, key=lab_state.editor_key(), num_rows="dynamic", width="stretch",
         height=presenter.px(min(420, 38 + 35 * (len(base) + 1))),
         column_config={column: (st.column_config.TextColumn if column in TEXT_COLUMNS else
                                 st.column_config.NumberColumn)(t(f"col_{column}"), help=t(f"help_{column}"),
@@ -84,35 +83,36 @@ if chat_panel.open:
 st.header(t("lab_budgets"), divider="gray")
 settings, setting = lab_state.settings(), lab_state.setting
 with presenter.options(t("presenter_options")):
-    for column, name in zip(st.columns(3), ("token_budget", "max_seqs", "first_token")):
-        setting(column, name)
+    for place, name in zip(grid(3, 3), ("token_budget", "max_seqs", "first_token")):
+        setting(place, name)
     unit = t("unit_tick" if settings.cost_kind == "ticks" else "unit_ms")
-    for column, name in zip(st.columns(3), ("slo_ttft", "slo_tpot", "slo_e2e")):
-        setting(column, name, unit=unit)
+    for place, name in zip(grid(3, 3), ("slo_ttft", "slo_tpot", "slo_e2e")):
+        setting(place, name, unit=unit)
     with st.expander(t("cfg_hardware"), expanded=bool(settings.kv_blocks) or settings.cost_kind != "ticks"):
         hardware_form()
     with st.expander(t("moe_settings"), expanded=bool(settings.moe_experts)):
         st.caption(t("moe_simulated_only"))
-        for column, name in zip(st.columns(4), ("moe_experts", "moe_top_k", "moe_skew", "moe_devices")):
-            setting(column, name)
-        for column, name in zip(st.columns(3), ("moe_c_expert", "moe_c_a2a", "moe_seed")):
-            setting(column, name)
+        for place, name in zip(grid(4, 4), ("moe_experts", "moe_top_k", "moe_skew", "moe_devices")):
+            setting(place, name)
+        for place, name in zip(grid(3, 3), ("moe_c_expert", "moe_c_a2a", "moe_seed")):
+            setting(place, name)
         st.caption(t("moe_formula_ticks" if settings.cost_kind == "ticks" else "moe_formula"))
     with st.expander(t("stream_settings"), expanded=bool(settings.read_rate)):
         st.caption(t("stream_about"))
         setting(st.columns(2)[0], "read_rate")
-    for column, side in zip(st.columns(2), "ab"):
-        with column:
-            policy_form(f"lab_policy_{side}", f"cfg_policy_{side}")
+    for place, side in zip(places(), "ab"):
+        with place:
+            policy_form(f"lab_policy_{side}", f"cfg_policy_{side}", settings.token_budget)
 
 config = None
 try:
     config = lab_state.config()
 except ConfigError as error:
-    st.error(t("cfg_bad", field=error.field, reason=md_escape(error)))
+    st.error(config_error(error, unit=unit))
 if trace is not None and config is not None and (problem := lab_state.policy_problem(trace, config,
                                                                                   lab_state.policies())):
-    st.error(t("cfg_bad", field=problem.field, reason=md_escape(problem)))
+    side, error = problem
+    st.error(t("cfg_policy_bad", policy=t(f"cfg_policy_{'ab'[side]}"), problem=config_error(error, unit=unit)))
     config = None
 over_budget = (lab_state.prompts_over_budget(trace, config, lab_state.policies())
                if trace is not None and config is not None else ())

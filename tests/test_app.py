@@ -352,8 +352,8 @@ def test_capacity_lab_policy_table_names_typed_values_it_cannot_use():
     at.run()
     assert not at.exception, at.exception
     errors = [e.value.replace("\\", "") for e in at.error]  # markdown escapes
-    assert any("Policy row 1" in e and "max_seqs: must be a whole number >= 1, got -3" in e for e in errors)
-    assert any("Policy row 2" in e and "token_budget: must be a whole number >= 1, got 2.5" in e for e in errors)
+    assert any("Policy row 1" in e and "“max seqs”: must be a whole number of at least 1, got -3" in e for e in errors)
+    assert any("Policy row 2" in e and "“budget”: must be a whole number of at least 1, got 2.5" in e for e in errors)
     assert any("Policy row 3" in e for e in errors)
     assert at.button(key="sw_run").disabled
     assert list(at.session_state["sw_policies_now"]["token_budget"]) == [12, 2.5, 12]  # kept as typed
@@ -497,8 +497,8 @@ def test_the_policy_form_is_made_from_policys_fields_and_round_trips():
 
     from sim.core.config import ConfigError
     from ui.lab_state import policy_value, policy_widget_values
-    from ui.policy_form import LEFT, RIGHT, ROW
-    assert sorted(LEFT + RIGHT + ROW) == sorted(f.name for f in fields(Policy) if f.name != "batching")
+    from ui.policy_form import OPTIONS
+    assert sorted(OPTIONS) == sorted(f.name for f in fields(Policy) if f.name != "batching")
     policy = Policy(order="aging", aging_rate=2.5, preemptive_priority=True, tenant_quotas=(("vip", 0.5), ("f", 0.25)),
                     chunk_size=3, mixing="prefill-first", kv_admission="overcommit", preempt="swap",
                     victim="lowest-priority", timeout=9, graph_buckets=(1, 2, 8), spec_tokens=2, spec_accept=0.5,
@@ -523,6 +523,6 @@ def test_the_open_policy_form_edits_every_option_and_names_a_bad_list():
     assert at.session_state["lab_settings"].policy_b == Policy(chunk_size=4, order="sjf", sjf_key="output",
                                                                graph_buckets=(1, 4))
     at.text_input(key="w_lab_policy_b_graph_buckets").set_value("1, four").run()
-    assert "graph_buckets" in " ".join(e.value for e in at.error)
+    assert "“CUDA-graph batch sizes (empty = eager)”: write batch sizes" in " ".join(e.value for e in at.error)
     assert at.text_input(key="w_lab_policy_b_graph_buckets").value == "1, four"  # kept as typed
     assert at.session_state["lab_settings"].policy_b.graph_buckets == (1, 4)

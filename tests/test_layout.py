@@ -189,6 +189,116 @@ def test_the_capacity_labs_prefix_example_fits_the_screen(server, browser, langu
     assert not problems, json.dumps(problems, ensure_ascii=False, indent=1)
 
 
+# The trace lab's options panel, opened (every expander under "2 · Budgets and policies"): each widget label's lines
+# hold more than one letter and break between words, never inside one (a column too narrow for a label's longest
+# word stacks it a letter a line: "D / r / a / f / t"); every choice of a policy's select box fits its box, not only
+# the chosen one, and so does every number input's value (measured in the box's own font). Argument:
+# [where, {widget key: [choice texts]}].
+LAB_CHECKS = "([where, choices]) => {" + HELPERS + r"""
+  const problems = [];
+  const lines = (el) => {  // the characters of each line the element's text is drawn on, and a word cut in two
+    const found = []; let top = null, last = '', cut = false;
+    const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode())
+      for (let i = 0; i < node.length; i++) {
+        const range = document.createRange(); range.setStart(node, i); range.setEnd(node, i + 1);
+        const box = range.getClientRects()[0], char = node.data[i];
+        if (!box || !char.trim()) { last = ' '; continue; }
+        if (top === null || box.top > top + box.height / 2) {
+          if (/\w/.test(last) && /\w/.test(char)) cut = true;
+          found.push(''); top = box.top;
+        }
+        found[found.length - 1] += char; last = char;
+      }
+    return {found, cut};
+  };
+  document.querySelectorAll('[data-testid="stWidgetLabel"]').forEach(label => {
+    if (!shown(label) || !text(label)) return;
+    const {found, cut} = lines(label);
+    if (found.length > 1 && found.some(line => line.length === 1))
+      problems.push(`${where}: widget label "${text(label)}" stacks a letter a line (${found.join(' / ')})`);
+    else if (cut)
+      problems.push(`${where}: widget label "${text(label)}" breaks inside a word (${found.join(' / ')})`);
+  });
+  const measure = document.createElement('canvas').getContext('2d');
+  const fits = (input, texts, what) => {  // each text in the input's font, against the room it has for text
+    const style = getComputedStyle(input);
+    measure.font = style.font;
+    const room = input.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+    texts.forEach(value => {
+      const width = measure.measureText(value).width;
+      if (width > room + 1)
+        problems.push(`${where}: ${what} "${value}" is cut off (${Math.round(width)} px in ${Math.round(room)} px)`);
+    });
+  };
+  Object.entries(choices).forEach(([key, options]) => {
+    const input = document.querySelector(`.st-key-${key} [data-testid="stSelectbox"] input`);
+    if (input && shown(input)) fits(input, options, `select ${key}: the choice`);
+  });
+  document.querySelectorAll('[data-testid="stNumberInput"] input').forEach(input => {
+    if (shown(input)) fits(input, [input.value], `number input "${text(input.closest('[data-testid="stNumberInput"]')
+      .querySelector('[data-testid="stWidgetLabel"]'))}": its value`);
+  });
+  return problems;
+}"""
+
+
+def lab_choices(language: str) -> dict[str, list[str]]:
+    """The texts of every choice of the lab's policy select boxes, by widget key, in `language`."""
+    from sim.core.config import POLICY_CHOICES
+    from ui.strings import STRINGS
+    key = {"batching": "policy_{}"}
+    return {f"w_lab_policy_{side}_{name}": [STRINGS[key.get(name, f"opt_{name}_{{}}").format(k).replace("-", "_")]
+                                           [language] for k in options]
+            for side in "ab" for name, options in POLICY_CHOICES.items()}
+
+
+def lab_options_problems(browser, base: str, language: str, viewport: dict, presenter: bool) -> list[str]:
+    """The lab's options panel with every expander of its budgets and policies open (in presenter mode, the
+    folded options first) and the linear cost model's coefficients drawn: the page's label checks and LAB_CHECKS'
+    (a screenshot kept if any)."""
+    from ui.strings import STRINGS
+    where = f"/trace_lab options{' (presenter)' if presenter else ''} · {language} · {viewport['width']}"
+    context = browser.new_context(locale=LOCALES[language], viewport=viewport)
+    context.set_default_timeout(TIMEOUT_MS)
+    try:
+        page = context.new_page()
+        page.goto(base + "/trace_lab")
+        settle(page, where)
+        section = page.get_by_test_id("stMain")
+        if presenter:
+            page.locator(".st-key-w_presenter label").first.click()
+            expect(section.locator("[data-testid=stExpander] summary").first).to_be_visible()
+            wait_idle(page)
+        # Open every folded expander but the chat's and the share link's, from the top, one a rerun.
+        kept = {STRINGS["chat_title"][language], STRINGS["link_title"][language]}
+        while folded := [summary for summary in section.locator("details:not([open]) > summary").all()
+                         if summary.inner_text().split("\n")[-1] not in kept]:
+            folded[0].click()
+            settle(page, where)
+        page.locator(".st-key-w_lab_cost_kind label").filter(has_text=STRINGS["cost_linear"][language]).click()
+        settle(page, where)
+        labels = [problem for problem in page.evaluate(CHECKS, where) if "widget label" in problem]
+        problems = labels + page.evaluate(LAB_CHECKS, [where, lab_choices(language)])
+        if problems:
+            SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+            name = f"layout-lab-options-{'presenter-' if presenter else ''}{language}-{viewport['width']}.png"
+            page.screenshot(path=str(SCREENSHOTS / name), full_page=True)
+        return problems
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("presenter", [False, True], ids=["plain", "presenter"])
+@pytest.mark.parametrize("viewport", list(VIEWPORTS))
+@pytest.mark.parametrize("language", list(LOCALES))
+def test_the_labs_options_fit_the_screen(server, browser, language, viewport, presenter):  # noqa: F811
+    """Every option of both policies, the KV cache, MoE and streaming, open: no label a letter a line, no choice
+    cut off, nothing sticking out."""
+    problems = lab_options_problems(browser, server, language, VIEWPORTS[viewport], presenter)
+    assert not problems, json.dumps(problems, ensure_ascii=False, indent=1)
+
+
 if __name__ == "__main__":  # python -m tests.test_layout WIDTH PATH... : the problems at another viewport width
     width, paths = int(sys.argv[1]), sys.argv[2:] or sorted(PAGES)
     with streamlit_server() as base, playwright_api.sync_playwright() as p:

@@ -25,6 +25,7 @@ from sim.trace.generate import Uniform, generate
 from sim.trace.trace import validate
 from tests.test_chat import cli
 from tests.test_gpu_demo import OUTPUTS, PROMPTS, alone, trace_of
+from ui.numbers import duration, share
 
 CPU = torch.device("cpu")
 
@@ -453,7 +454,7 @@ def test_the_real_model_page_shows_speculation_swaps_and_graphs():
     results, *_ = at.session_state["rm_results"]
     assert results[0].acceptance_rate is not None and results[1].swaps
     spoken = [m.value for m in at.markdown if "self-speculation" in m.value]
-    assert len(spoken) == 1 and f"{results[0].acceptance_rate:.0%}" in spoken[0]
+    assert len(spoken) == 1 and share(results[0].acceptance_rate) in spoken[0]  # (ui/numbers.py's form)
     titles = [json.loads(c.proto.spec)["layout"]["title"]["text"] for c in at.get("plotly_chart")]
     assert any("swap copies" in title for title in titles) and any("CUDA graphs" in title for title in titles)
     captions = " ".join(c.value for c in at.caption)
@@ -577,7 +578,7 @@ def test_the_real_model_page_measures_what_a_shared_system_prompt_saves():
     assert a.prefix_hits == 0 and (b.prefix_hits, b.prefix_queried) == (288, 456)  # the system prompt, 7 times of 8
     assert b.prefill_tokens == a.prefill_tokens - b.prefix_hits
     found = [m.value for m in at.markdown if "prefix cache held" in m.value]
-    assert len(found) == 1 and found[0].startswith("**B**") and f"{b.prefix_hit_rate:.0%}" in found[0]
+    assert len(found) == 1 and found[0].startswith("**Policy 2**") and share(b.prefix_hit_rate) in found[0]
     ttft = [m.value for m in at.markdown if m.value.startswith("Measured TTFT p50")]
-    assert len(ttft) == 1 and f"{b.percentiles['ttft'][50]:.1f} ms" in ttft[0]
-    assert f"{a.percentiles['ttft'][50]:.1f} ms" in ttft[0]
+    assert len(ttft) == 1 and duration(b.percentiles["ttft"][50]) in ttft[0]
+    assert duration(a.percentiles["ttft"][50]) in ttft[0]

@@ -13,12 +13,14 @@ import pandas as pd
 import streamlit as st
 
 from sim.core.config import KV_ADMISSION, ORDERS, POLICIES, PREEMPT, SLO, Config, ConfigError, CostModel, Policy
-from sim.report.sweep import Entry, sweep, worker_pool
+from sim.core.policies import make_scheduler
+from sim.report.sweep import Entry, applied, sweep, worker_pool
 from sim.trace.generate import Uniform, generate, shared_prefix
-from sim.trace.trace import Trace
+from sim.trace.trace import Trace, TraceError
 
 from .i18n import t
 from .lab_state import WIDGET
+from .problems import config_error, trace_error_text
 from .text import md_escape
 
 MAX_POLICIES = 4
@@ -154,6 +156,13 @@ def policies_editor(key: str, table: pd.DataFrame) -> pd.DataFrame:
                           column_config=config, column_order=shown)
 
 
+def column_labels() -> dict[str, str]:
+    """The policies table's headers by the Config and Policy field each column sets (sweep_error names them)."""
+    return {"token_budget": t("sw_col_budget"), "max_seqs": t("sw_col_max_seqs"), "chunk_size": t("sw_col_chunk"),
+            "kv_blocks": t("sw_col_kv_blocks"), "prefix_cache": t("sw_col_prefix_cache"),
+            "policy": t("sw_col_batching"), **{c: t(f"sw_col_{c}") for c in ("order", "kv_admission", "preempt")}}
+
+
 def _whole(row: dict, column: str) -> int | float | None:
     """A number cell: empty or 0 is None (no limit, off); a whole number an int; anything else as typed, for
     Config to refuse by name."""
@@ -183,8 +192,9 @@ def entries(table: pd.DataFrame, first_token: str, slo: SLO, cost: CostModel | N
             policy = Policy(str(row.get("batching")), str(row.get("order")), chunk_size=_whole(row, "chunk_size"),
                             kv_admission=str(row.get("kv_admission")), preempt=str(row.get("preempt")),
                             prefix_cache=row.get("prefix_cache") is True)
-        except (ConfigError, TypeError, ValueError) as error:
-            problems.append(t("sw_policy_bad", row=number, label=label, reason=str(error)))
+        except ConfigError as error:
+            problems.append(t("sw_policy_bad", row=number, label=md_escape(label),
+                              reason=config_error(error, column_labels())))
             continue
         out.append(Entry(label, config, policy))
     return out, problems
@@ -316,6 +326,21 @@ def single(rows: list[dict], columns: tuple[str, ...]) -> float | None:
     """The one value every point that ran has in these columns (a chart of it would be one flat line), or None."""
     values = {r[c] for r in rows if not r["error"] for c in columns}
     return values.pop() if len(values) == 1 else None
+
+
+def point_error(result_inputs: tuple, row: dict) -> str:
+    """Why a sweep point could not run, in the page's words (markdown): its row holds sim's English, so the point's
+    scheduler is made again here, which is where a point fails."""
+    requests, chosen, parameter, _ = result_inputs
+    entry = next(e for e in chosen if e.label == row["policy"])
+    try:
+        trace, config, policy = applied(Trace(requests), entry, parameter, row["value"])
+        make_scheduler(policy, trace, config)
+    except TraceError as error:
+        return trace_error_text(error)
+    except ConfigError as error:
+        return config_error(error, column_labels())
+    return md_escape(row["error"])  # (a run that failed past its start: as sim said it)
 
 
 def stale(result_inputs: tuple, trace: Trace | None, chosen: list[Entry], parameter: str, values: list | None) -> bool:

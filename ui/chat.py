@@ -175,5 +175,4 @@ def _use(source: int, messages: tuple[Message, ...], prompt: int) -> None:
     else:
         table.iloc[source, table.columns.get_loc("prompt")] = float(prompt)
         st.toast(t("chat_used", name=_name(table, source), n=f"{prompt:,}"))
-    st.session_state[lab_state.BASE] = st.session_state[lab_state.CURRENT] = table
-    st.session_state.pop(lab_state.EDITOR, None)
+    lab_state.set_table(table)

@@ -1,4 +1,4 @@
-"""The trace lab's results: what changed, metric cards, aligned charts, tables and downloads for A and B."""
+"""The trace lab's results: what changed, metric cards, aligned charts, tables and downloads for both policies."""
 from __future__ import annotations
 
 import json
@@ -19,6 +19,7 @@ from .tables import (
     group_table,
     headline,
     overall_table,
+    policy_name,
     policy_title,
     request_table,
     shown,
@@ -30,17 +31,19 @@ from .text import md_escape
 
 def show(runs: list[tuple[Schedule, Metrics]], policies: tuple[Policy, Policy], measured: bool = False,
          page: str = "lab") -> None:
-    """The results of A and B; `measured` runs (the real model) are in ms of wall time, not a cost model's.
+    """The results of both policies; `measured` runs (the real model) are in ms of wall time, not a cost model's.
     Element keys start with `page`: each page's charts, tables and widgets keep state of their own."""
     (schedule_a, metrics_a), (schedule_b, metrics_b) = runs
     titles = [policy_title(p) for p in policies]
+    named = [f"{policy_name(i)} · {title}" for i, title in enumerate(titles)]  # (two policies may share a title)
+    short = [policy_name(i, short=True) for i in range(2)]
     x_max = max(schedule_a.makespan, schedule_b.makespan)
     if schedule_a.unit != "tick" and not measured:
         st.caption(t("cost_used_linear"))
-    st.markdown("\n".join(f"- {line}" for line in what_changed(metrics_a, metrics_b, *titles)))
+    st.markdown("\n".join(f"- {line}" for line in what_changed(metrics_a, metrics_b, *map(md_escape, named))))
     # Three cards a row: wide enough for their labels on a 1024-px screen.
     for column, (name, value_a, value_b, lower_better) in zip(st.columns(3) * 2, headline(metrics_a, metrics_b)):
-        column.metric(card_label(name, metrics_b.unit) + " · B", shown(name, value_b),
+        column.metric(f"{card_label(name, metrics_b.unit)} · {short[1]}", shown(name, value_b),
                       delta=shown(name, value_b - value_a) or None,
                       delta_color="inverse" if lower_better else "normal",
                       help=t("card_help", a=shown(name, value_a)))
@@ -48,7 +51,7 @@ def show(runs: list[tuple[Schedule, Metrics]], policies: tuple[Policy, Policy], 
     if rejected:
         st.warning(t("lab_rejected", names=md_escape(", ".join(sorted(set(rejected))[:20])),
                      n=len(set(rejected))))
-    labelled = [(f"{label} · {title}", schedule) for label, title, (schedule, _) in zip("AB", titles, runs)]
+    labelled = [(title, schedule) for title, (schedule, _) in zip(named, runs)]
     for label, (title, schedule) in zip("AB", labelled):
         if len(schedule.requests) > GANTT_ROWS:
             st.plotly_chart(load_chart(schedule, t("load_title", title=title), x_max=x_max),
@@ -65,16 +68,18 @@ def show(runs: list[tuple[Schedule, Metrics]], policies: tuple[Policy, Policy], 
     st.subheader(t("lab_overall"))
     st.caption(t("lab_ab_key", a=md_escape(titles[0]), b=md_escape(titles[1])))
     st.dataframe(overall_table(metrics_a, metrics_b), hide_index=True, key=f"{page}_overall")
+    if metrics_a.utilization != metrics_b.utilization:
+        st.caption(t("lab_utilization_note"))
     for key in ("tenant", "priority"):
         if len({getattr(r, key) for r in metrics_a.requests}) > 1:
             st.subheader(t(f"lab_per_{key}"))
-            for (label, title), metrics in zip(zip("AB", titles), (metrics_a, metrics_b)):
-                st.caption(f"{label} · {title}")
+            for label, title, metrics in zip("AB", named, (metrics_a, metrics_b)):
+                st.caption(md_escape(title))
                 st.dataframe(group_table(metrics, key), hide_index=True, key=f"{page}_{key}_{label}")
     st.subheader(t("lab_per_request"))
     key_text = t("lab_per_request_key", a=md_escape(titles[0]), b=md_escape(titles[1]))
     st.caption(f"{key_text} {times_key(metrics_a.unit)}")
-    st.dataframe(request_table([metrics_a, metrics_b], ["A", "B"]), hide_index=True, key=f"{page}_requests")
+    st.dataframe(request_table([metrics_a, metrics_b], short), hide_index=True, key=f"{page}_requests")
     e1, e2, e3, e4 = st.columns(4)
     e1.download_button(t("dl_requests_csv"), partial(requests_csv, [metrics_a, metrics_b]), "requests.csv", "text/csv",
                        key=f"{page}_dl_requests")
@@ -114,7 +119,8 @@ def _prometheus_downloads(runs: list[tuple[Schedule, Metrics]], page: str) -> No
     else:
         seconds = 0.001
         p1.caption(t("dl_prom_ms"))
-    for column, label, (schedule, metrics) in zip((p2, p3), "AB", runs):
-        column.download_button(t("dl_prometheus", label=label), partial(prometheus_text, schedule, metrics, seconds),
+    for index, (column, label, (schedule, metrics)) in enumerate(zip((p2, p3), "AB", runs)):
+        column.download_button(t("dl_prometheus", label=policy_name(index)),
+                               partial(prometheus_text, schedule, metrics, seconds),
                                f"metrics-{label}.prom", "text/plain", key=f"{page}_dl_prom_{label}",
                                help=t("dl_prometheus_help"))

@@ -8,8 +8,10 @@ import pandas as pd
 import streamlit as st
 
 from sim.core.config import COST_MODELS, FIRST_TOKEN_MODES, SLO, Config, ConfigError, CostModel, Policy
+from sim.core.kv import blocks_for
 from sim.core.moe import MoE
 from sim.core.policies import make_scheduler
+from sim.core.presets import caches_prefixes
 from sim.trace.trace import REQUIRED, SEED_CSV, TEXT_COLUMNS, Trace, TraceError, check_budget, read_csv, validate
 
 from .i18n import t
@@ -17,7 +19,8 @@ from .scenario import ScenarioError, decode
 
 BASE = "lab_trace"  # the table the editor starts from
 CURRENT = "lab_current"  # the table as edited: what runs
-EDITOR = "trace"  # the data editor's widget key (its state holds the edits since BASE was set)
+EDITOR = "trace"  # the data editor's widget key (its state holds the edits since BASE was set), see editor_key
+RESTARTS = "lab_editor_restarts"  # how often the editor had to start afresh on the same table
 WIDGET = "w_"  # widgets show a setting under WIDGET + its key and copy their value back
 SETTINGS_KEY = "lab_settings"  # the lab's LabSettings: budgets, cache, cost model and both policies
 
@@ -109,6 +112,7 @@ LOWEST = {"token_budget": 1, "block_size": 1, "moe_top_k": 1, "moe_devices": 1, 
 LABELS = {"token_budget": "cfg_budget", "cost_kind": "cfg_cost"}  # else cfg_<name>
 HELP = {"slo_ttft": "cfg_slo_help", "slo_tpot": "cfg_slo_help", "slo_e2e": "cfg_slo_help"}  # else <label>_help
 CHOICE_TEXT = {"first_token": "first_{}", "cost_kind": "cost_{}"}
+MOST = 10**7  # the largest whole number a setting's widget takes
 
 
 def settings() -> LabSettings:
@@ -131,7 +135,7 @@ def setting(container, name: str, **label_fields) -> object:
                                 format_func=lambda k: t(CHOICE_TEXT[name].format(k)), **kwargs)
     else:
         whole = isinstance(LabSettings.__dataclass_fields__[name].default, int)
-        kwargs |= ({"min_value": LOWEST.get(name, 0), "max_value": 10**7, "step": 1} if whole else
+        kwargs |= ({"min_value": LOWEST.get(name, 0), "max_value": MOST, "step": 1} if whole else
                    {"min_value": 0.0, "max_value": 1e9, "step": 1.0} if name.startswith("slo_") else
                    {"min_value": 0.0, "max_value": 1e6, "step": 0.1, "format": "%.2f"} if name == "moe_skew" else
                    {"min_value": 0.0, "max_value": 1e6, "step": 0.01, "format": "%.4f"})  # cost coefficients
@@ -163,7 +167,7 @@ def init() -> None:
     st.session_state.setdefault(SETTINGS_KEY, LabSettings())
     if BASE not in st.session_state:
         set_trace(read_csv(SEED_CSV))
-    elif EDITOR not in st.session_state:
+    elif editor_key() not in st.session_state:
         # The editor's state is dropped when its page is left: start again from what it had become.
         st.session_state[BASE] = st.session_state[CURRENT]
 
@@ -175,10 +179,31 @@ def current_trace(table: pd.DataFrame | None = None) -> Trace:
 
 
 def set_trace(trace: Trace) -> None:
-    table = frame(trace)
-    st.session_state[BASE] = table
-    st.session_state[CURRENT] = table
-    st.session_state.pop(EDITOR, None)
+    """Make `trace` the editor's table, with no edits: what was typed since the last one is dropped."""
+    set_table(frame(trace))
+
+
+def set_table(table: pd.DataFrame) -> None:
+    """Make `table` the editor's, with no edits. The browser keeps a widget's state for as long as the page draws
+    the same widget, and an editor is the same one while its key and table are: after edits, the same table again
+    (a preset loaded twice) would come back with them, and send them again at the next change. A new key then
+    starts it afresh."""
+    if table.equals(st.session_state.get(BASE)) and edited():
+        st.session_state[RESTARTS] = st.session_state.get(RESTARTS, 0) + 1
+    st.session_state.pop(editor_key(), None)
+    st.session_state[BASE] = st.session_state[CURRENT] = table
+
+
+def editor_key() -> str:
+    """The data editor's widget key: EDITOR, with the number of restarts after it once there were any."""
+    restarts = st.session_state.get(RESTARTS, 0)
+    return f"{EDITOR}_{restarts}" if restarts else EDITOR
+
+
+def edited() -> bool:
+    """Whether the editor holds edits of its table."""
+    state = st.session_state.get(editor_key()) or {}
+    return any(state.get(part) for part in ("edited_rows", "added_rows", "deleted_rows"))
 
 
 def set_config(config: Config, policy_a: Policy, policy_b: Policy) -> None:
@@ -204,6 +229,27 @@ def config() -> Config:
 
 def policies() -> tuple[Policy, Policy]:
     return settings().policy_a, settings().policy_b
+
+
+def give_kv_cache(widget: str) -> None:
+    """A preset was just chosen in the widget of key `widget`: one that keeps a prefix cache needs a KV cache of a
+    size, so a cache of none ("unlimited") gets room for a full batch of the longest request and its widget shows
+    it; a size the user set stays."""
+    if caches_prefixes(st.session_state[widget]) and not settings().kv_blocks:
+        settings().kv_blocks = st.session_state[f"{WIDGET}lab_kv_blocks"] = kv_for_a_full_batch()
+
+
+def kv_for_a_full_batch() -> int:
+    """Blocks for as many of the trace's longest request as the budgets run at once: the KV it holds at most
+    (prompt + output - 1 tokens, sim's rule), times the sequence limit. Before the table is a valid trace, a
+    request as long as the token budget stands in."""
+    s = settings()
+    try:
+        longest = max(r.prompt + r.output - 1 for r in current_trace().requests)
+    except TraceError:
+        longest = s.token_budget
+    running = min(s.max_seqs or s.token_budget, s.token_budget)
+    return min(MOST, running * blocks_for(longest, s.block_size))
 
 
 LAB_POLICIES = {"lab_policy_a": "policy_a", "lab_policy_b": "policy_b"}  # a policy form's key -> its setting
@@ -240,19 +286,22 @@ POLICY_FIELDS = {f.name: f for f in fields(Policy)}
 
 
 def policy_widget_values(policy: Policy) -> dict[str, object]:
-    """What each widget of the policy form shows for `policy`, by its field's kind: None as 0, lists as the
-    text the user types ("1, 2, 4", "vip=0.5, free=0.5"), decimals as floats."""
-    out: dict[str, object] = {}
-    for name, f in POLICY_FIELDS.items():
-        value = getattr(policy, name)
-        if isinstance(f.default, tuple):
-            value = ", ".join(f"{item[0]}={item[1]:g}" if isinstance(item, tuple) else str(item) for item in value)
-        elif f.default is None:
-            value = value or 0
-        elif isinstance(f.default, float):
-            value = float(value)
-        out[name] = value
-    return out
+    """What each widget of the policy form shows for `policy` (widget_value of each field)."""
+    return {name: widget_value(name, getattr(policy, name)) for name in POLICY_FIELDS}
+
+
+def widget_value(name: str, value: object) -> object:
+    """What the widget of Policy field `name` shows for `value`, by the field's kind: None as 0, lists as the text
+    the user types ("1, 2, 4", "vip=0.5, free=0.5"), decimals as floats."""
+    default = POLICY_FIELDS[name].default
+    if isinstance(default, tuple):
+        return ", ".join(f"{item[0]}={item[1]:g}" if isinstance(item, tuple) else str(item) for item in value)
+    if default is None:
+        return value or 0
+    return float(value) if isinstance(default, float) else value
+
+
+LIST_FORMATS = {"tenant_quotas": "quota_list", "graph_buckets": "bucket_list"}  # the ConfigError of a bad list
 
 
 def policy_value(name: str, shown: object) -> object:
@@ -267,7 +316,7 @@ def policy_value(name: str, shown: object) -> object:
                 return tuple((key.strip(), float(share)) for key, _, share in pairs)
             return tuple(int(item) for item in items)
         except ValueError:
-            raise ConfigError(name, t(f"opt_{name}_format")) from None
+            raise ConfigError(name, LIST_FORMATS[name]) from None
     if default is None:
         return int(shown) or None
     return int(shown) if isinstance(default, int) and not isinstance(default, bool) else shown
@@ -293,15 +342,16 @@ def open_link(link: str | None) -> bool:
     return True
 
 
-def policy_problem(trace: Trace, config: Config, chosen: tuple[Policy, Policy]) -> ConfigError | None:
+def policy_problem(trace: Trace, config: Config, chosen: tuple[Policy, Policy]) -> tuple[int, ConfigError] | None:
     """Why a policy cannot run under these budgets (a preset's rules against the options, prefix caching with no
-    KV cache...), as its scheduler would say when made; None when both can."""
-    first = Trace(trace.requests[:1])  # (the checks are of the budgets and options: one request will do)
-    for policy in chosen:
+    KV cache...), as its scheduler would say when made, with which policy it is (0 or 1); None when both can."""
+    # The checks are of the budgets and options: one request will do, the longest (nano-vllm's budget must hold it).
+    longest = Trace((max(trace.requests, key=lambda r: r.prompt + r.output),))
+    for index, policy in enumerate(chosen):
         try:
-            make_scheduler(policy, first, config)
+            make_scheduler(policy, longest, config)
         except ConfigError as error:
-            return error
+            return index, error
         except TraceError:
             pass  # (prompts over the budget are told apart, below)
     return None

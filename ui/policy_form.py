@@ -1,40 +1,63 @@
-"""The lab's forms for what a real scheduler also decides: each policy's options (A and B apart) and the
-shared KV cache and cost model. Each widget starts from the stored setting and writes it back."""
+"""The lab's forms for what a real scheduler also decides: each policy's options (Policy 1 and Policy 2 apart) and
+the shared KV cache and cost model. Each widget starts from the stored setting and writes it back."""
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import partial
 
 import streamlit as st
 
 from sim.core.config import COST_PRESETS, POLICY_CHOICES, STATIC_UNSUPPORTED, ConfigError, Policy
+from sim.core.presets import caches_prefixes, decided
 
-from . import cost_profile, lab_state
+from . import cost_profile, lab_state, presenter
 from .i18n import t
+from .numbers import number
+from .problems import config_error
 from .strings import STRINGS
 from .tables import option_summary
-from .text import md_escape
 
-# Where each option's widget sits: the form's two columns and a row of three under the right one. Every Policy
-# field but batching is in it once (a test holds it to Policy's fields); the widget itself follows the field.
-LEFT = ("preset", "order", "sjf_key", "aging_rate", "preemptive_priority", "tenant_quotas", "timeout",
-        "stream_credits", "release_paused")
-RIGHT = ("chunk_size", "mixing", "kv_admission", "prefix_cache", "preempt", "victim", "graph_buckets")
-ROW = ("spec_tokens", "spec_accept", "seed")
+# The options in the order the form shows them, in one column: two columns side by side do not fit a laptop's
+# screen with the sidebar open (a choice such as "FCFS, skip what does not fit" needs a policy's whole width, and a
+# label such as "Draft tokens" stacks a letter a line in less). The preset comes first: the options it decides are drawn
+# as its own. Every Policy field but batching is in it once (a test holds it to Policy's fields); the widget itself
+# follows the field.
+OPTIONS = ("preset", "order", "sjf_key", "aging_rate", "preemptive_priority", "tenant_quotas", "chunk_size", "mixing",
+           "kv_admission", "prefix_cache", "preempt", "victim", "graph_buckets", "spec_tokens", "spec_accept", "seed",
+           "timeout", "stream_credits", "release_paused")
 SHOWN_WHEN = {"sjf_key": ("order", "sjf"), "aging_rate": ("order", "aging")}  # an option that only then matters
 SIMULATED_ONLY = ("spec_accept", "seed")  # drawn acceptance: the real engine measures it (it drafts and verifies)
 HIGHEST = {"aging_rate": 1000.0, "spec_tokens": 64, "spec_accept": 1.0, "seed": 2**31 - 1}  # else 10**9
 CONTINUOUS_ONLY = STATIC_UNSUPPORTED
-STATIC_RESET = {name: getattr(Policy(), name) for name in CONTINUOUS_ONLY}
+PLAIN = {name: getattr(Policy(), name) for name in OPTIONS}
+STATIC_RESET = {name: PLAIN[name] for name in CONTINUOUS_ONLY}
 LINEAR_KEPT = ("c0",)  # the one coefficient linear and profile costs share
 
 
-def option_widget(name: str, shown: object, key: str, disabled: bool) -> object:
+def places() -> tuple:
+    """Where the two policies' forms go: side by side, or on a projector (presenter mode: larger text, the same
+    width) one below the other, where side by side their choices would be cut off."""
+    return (st.container(), st.container()) if presenter.on() else tuple(st.columns(2))
+
+
+def grid(count: int, across: int) -> list:
+    """Places for `count` settings in rows of `across` columns; on a projector (presenter mode: text a third
+    larger on a page no wider) rows of half as many, so that each label keeps its words whole."""
+    per_row = (across + 1) // 2 if presenter.on() else across
+    return [place for start in range(0, count, per_row) for place in st.columns(per_row)[:count - start]]
+
+
+def option_widget(name: str, shown: object, key: str, disabled: bool, help_text: str | None = None,
+                  on_change=None) -> object:
     """The widget of Policy field `name`, made from the field: a choice of its options, a checkbox for a
-    switch, text for a list, else a number from 0 (whole or decimal as the field is). It shows `shown`."""
+    switch, text for a list, else a number from 0 (whole or decimal as the field is). It shows `shown`, with
+    `help_text` (else the option's own help) and calls `on_change` when changed."""
     default = lab_state.POLICY_FIELDS[name].default
     kwargs = {"key": key, "disabled": disabled}
-    if f"opt_{name}_help" in STRINGS:
-        kwargs["help"] = t(f"opt_{name}_help")
+    if help_text or f"opt_{name}_help" in STRINGS:
+        kwargs["help"] = help_text or t(f"opt_{name}_help")
+    if on_change:
+        kwargs["on_change"] = on_change
     label = t(f"opt_{name}")
     if name in POLICY_CHOICES:
         options = POLICY_CHOICES[name]
@@ -48,9 +71,10 @@ def option_widget(name: str, shown: object, key: str, disabled: bool) -> object:
     return st.number_input(label, min_value=low, max_value=HIGHEST.get(name, 10**9), value=shown, **kwargs)
 
 
-def policy_form(key: str, label_key: str, simulated_only: bool = True) -> None:
-    """The policy kept in session key `key`: its batching and, in an expander, a real scheduler's options.
-    `simulated_only=False` hides what only the simulator models (the drawn acceptance of speculative drafts).
+def policy_form(key: str, label_key: str, budget: int, simulated_only: bool = True) -> None:
+    """The policy kept in session key `key`: its batching and, in an expander, a real scheduler's options, under a
+    token budget of `budget` (a preset's chunks are the budget). `simulated_only=False` hides what only the
+    simulator models (the drawn acceptance of speculative drafts).
 
     Each widget's default is the stored policy's value, which equals the widget's own value once it ran: a
     widget the page draws anew (after a quick rerun, say) shows that, not the first option. A scenario that
@@ -68,45 +92,61 @@ def policy_form(key: str, label_key: str, simulated_only: bool = True) -> None:
     options = st.expander(t("opt_title"), key=prefix + "options", on_change="rerun")
     if options.open:
         with options:
-            drawn = _draw_options(shown, prefix, static, simulated_only)
+            drawn, fixed = _draw_options(shown, prefix, static, simulated_only, budget, key in lab_state.LAB_POLICIES)
         try:
             values |= {name: lab_state.policy_value(name, value) for name, value in drawn.items()
                        if not (static and name in CONTINUOUS_ONLY)}
         except ConfigError as error:
-            st.error(t("cfg_bad", field=error.field, reason=md_escape(error)))
+            st.error(config_error(error))
             _say_changes(key)
             return
+        values |= {name: PLAIN[name] for name in fixed}  # the preset's own: the policy keeps none of its own there
     if static:  # options that belong to continuous batching go back to their defaults
         values |= STATIC_RESET
     lab_state.set_policy_at(key, replace(policy, **values))
     _say_changes(key)
 
 
-def _draw_options(shown: dict, prefix: str, static: bool, simulated_only: bool) -> dict[str, object]:
-    """The option widgets in their places; what each shows now, by field."""
+def _draw_options(shown: dict, prefix: str, static: bool, simulated_only: bool, budget: int,
+                  lab: bool) -> tuple[dict[str, object], dict[str, object]]:
+    """The option widgets, in order: what each of the policy's own shows now, and what the chosen preset decides
+    (drawn as the preset's, disabled), by field. In the lab, choosing a preset that keeps a prefix cache gives a
+    KV cache of no size one (lab_state.give_kv_cache), so that the choice runs at once."""
     drawn: dict[str, object] = {}
+    fixed: dict[str, object] = {}
 
     def shows(name: str) -> bool:
         if name in SHOWN_WHEN:
             field, value = SHOWN_WHEN[name]
-            if drawn[field] != value:
+            if fixed.get(field, drawn.get(field)) != value:
                 return False
         return simulated_only or name not in SIMULATED_ONLY
 
-    def draw(place, name: str) -> None:
-        with place:
-            drawn[name] = option_widget(name, shown[name], prefix + name, static and name in CONTINUOUS_ONLY)
-            if name == "preset" and drawn[name] and not static:  # what the chosen engine's scheduler does
-                st.caption(t(f"preset_about_{drawn[name]}".replace("-", "_")))
+    for name in filter(shows, OPTIONS):
+        if name in fixed:
+            value = lab_state.widget_value(name, fixed[name])
+            preset = t(f"opt_preset_{drawn['preset']}".replace("-", "_"))
+            # (a key of its own that names the value: the widget shows the preset's, never the policy's state)
+            option_widget(name, value, f"{prefix}{name}_by_{drawn['preset']}_{value}", True,
+                          t("opt_by_preset", preset=preset))
+            continue
+        on_change = partial(lab_state.give_kv_cache, prefix + name) if name == "preset" and lab else None
+        drawn[name] = option_widget(name, shown[name], prefix + name, static and name in CONTINUOUS_ONLY,
+                                    on_change=on_change)
+        if name == "preset" and drawn[name] and not static:  # what the chosen engine's scheduler does
+            st.caption(t(f"preset_about_{drawn[name]}".replace("-", "_")))
+            if lab and caches_prefixes(drawn[name]):
+                _say_kv_cache()
+            fixed = decided(drawn[name], budget)
+    return drawn, fixed
 
-    left, right = st.columns(2)
-    for column, names in ((left, LEFT), (right, RIGHT)):
-        for name in filter(shows, names):
-            draw(column, name)
-    row = list(filter(shows, ROW))
-    for place, name in zip(right.columns(len(row)) if row else (), row):
-        draw(place, name)
-    return drawn
+
+def _say_kv_cache() -> None:
+    """Under a preset that keeps a prefix cache: the lab's KV cache it runs in (given a size when it had none)."""
+    settings = lab_state.settings()
+    if settings.kv_blocks:
+        st.caption(t("preset_kv_cache", blocks=number(settings.kv_blocks), size=number(settings.block_size),
+                     where=t("cfg_hardware")))
 
 
 def _say_changes(key: str) -> None:
@@ -116,11 +156,11 @@ def _say_changes(key: str) -> None:
 
 
 def hardware_form() -> None:
-    """The KV cache and the cost model, shared by A and B: the same hardware for a fair comparison."""
+    """The KV cache and the cost model, shared by both policies: the same hardware for a fair comparison."""
     setting = lab_state.setting
-    for column, name in zip(st.columns(4), ("kv_blocks", "block_size", "swap_cost", "prefix_block")):
-        setting(column, name)
-    c1, c2 = st.columns([1, 2])
+    for place, name in zip(grid(4, 4), ("kv_blocks", "block_size", "swap_cost", "prefix_block")):
+        setting(place, name)
+    c1, c2 = (st.container(), st.container()) if presenter.on() else st.columns([1, 2])
     kind = setting(c1, "cost_kind")
     if kind != "profile" and lab_state.settings().source:  # back from the profile: the linear c0 it replaced
         settings = lab_state.settings()
@@ -139,8 +179,8 @@ def hardware_form() -> None:
                     value = getattr(COST_PRESETS[preset], name)
                     setattr(lab_state.settings(), name, value)
                     st.session_state[f"{lab_state.WIDGET}lab_{name}"] = value
-            for column, name in zip(st.columns(4), coefficients):
-                setting(column, name)
+        for place, name in zip(grid(4, 2), coefficients):  # two a row, the form's width: long labels, four decimals
+            setting(place, name)
         st.caption(t("cost_linear_note"))
     elif kind == "profile":
         with c2:

@@ -1,11 +1,24 @@
-"""Input problems (sim.trace.trace.Problem) as a translated table: which row, which request, which column, why."""
+"""What is wrong with an input, in the page's language: trace problems (sim.trace.trace.Problem) as a table or a
+line, and budget and option errors (sim.core.errors.ConfigError) as a sentence naming the field by its label."""
 from __future__ import annotations
+
+from collections.abc import Mapping
 
 import pandas as pd
 
-from sim.trace.trace import Problem
+from sim.core.errors import ConfigError
+from sim.trace.trace import Problem, TraceError
 
 from .i18n import t
+from .lab_state import LABELS, POLICY_FIELDS, LabSettings
+from .strings import STRINGS
+from .text import md_escape
+
+# The label of each field a ConfigError may name that is neither a policy option (opt_<field>) nor a lab setting
+# (lab_state.LABELS, else cfg_<field>): the ones sim names apart from the forms' flattened settings.
+FIELD_LABELS = {"policy": "cfg_field_policy", "cost_model": "cfg_cost", "slo": "cfg_field_slo",
+                "cost": "cfg_cost", "moe": "moe_settings", "device": "rm_device", "weights": "cfg_field_weights"}
+SETTINGS = set(LabSettings.__dataclass_fields__) - {"policy_a", "policy_b"}
 
 
 def problem_text(problem: Problem) -> str:
@@ -19,3 +32,42 @@ def problem_table(problems: tuple[Problem, ...]) -> pd.DataFrame:
         t("col_column"): [t(f"col_{p.column}") if p.column else "" for p in problems],
         t("col_problem"): [problem_text(p) for p in problems],
     })
+
+
+def trace_error_text(error: TraceError) -> str:
+    """A trace's problems in one line, for a message (markdown-escaped): request, column and why, each."""
+    lines = []
+    for p in error.problems:
+        where = ", ".join(part for part in (p.name and md_escape(p.name), p.column and t(f"col_{p.column}")) if part)
+        lines.append(f"{where}: {md_escape(problem_text(p))}" if where else md_escape(problem_text(p)))
+    return "; ".join(lines)
+
+
+def field_label(field: str, labels: Mapping[str, str] | None = None, **label_fields: object) -> str:
+    """The label of the widget (or table column, from `labels`: field -> text) where `field` is set, with the
+    fields its text takes (an SLO's `unit`)."""
+    return labels[field] if labels and field in labels else t(label_key(field), **label_fields)
+
+
+def label_key(field: str) -> str:
+    """The translation key of the label of the form's widget where `field` is set."""
+    if field in POLICY_FIELDS:
+        return f"opt_{field}"
+    return LABELS.get(field, f"cfg_{field}") if field in SETTINGS else FIELD_LABELS[field]
+
+
+def config_error(error: ConfigError, labels: Mapping[str, str] | None = None, **label_fields: object) -> str:
+    """A ConfigError as a page says it (markdown-escaped): the field's label, then what is wrong with it."""
+    params = {name: md_escape(_param(error, name, value)) for name, value in error.params.items()}
+    return t("cfg_bad", field=field_label(error.field, labels, **label_fields),
+             reason=t(f"cfg_err_{error.code}", **params))
+
+
+def _param(error: ConfigError, name: str, value: object) -> str:
+    """A parameter as the page's words: a preset by its name, a preset's choice by its option's text."""
+    if name == "preset":
+        return t(f"opt_preset_{value}".replace("-", "_"))
+    choice = f"opt_{error.field}_{value}".replace("-", "_")
+    if error.code == "preset_sets" and name == "value" and choice in STRINGS:
+        return t(choice)
+    return str(value)

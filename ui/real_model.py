@@ -26,7 +26,8 @@ from . import cost_profile, lab_state
 from .charts import graph_chart, swap_chart
 from .i18n import t
 from .lab_state import WIDGET, policy_widget_values
-from .tables import metric_label, shown
+from .numbers import duration, number, share, signed
+from .tables import metric_label, policy_name, shown
 from .text import md_escape
 
 STREAMED = 6  # requests whose text streams on the page while a run goes
@@ -147,7 +148,8 @@ def bpe_counts(prompts: list[bytes]) -> list[int]:
 
 def run_both(model: GPT, trace: Trace, prompts: list[bytes], config: Config, policies: tuple[Policy, Policy],
              arrival_unit: str) -> list[EngineRun]:
-    """Run A then B under the model lock, with a progress bar and the first requests' text streaming."""
+    """Run Policy 1 then Policy 2 under the model lock, with a progress bar and the first requests' text
+    streaming."""
     lock = model_lock()
     if not lock.acquire(blocking=False):
         with st.spinner(t("rm_waiting")):
@@ -155,7 +157,8 @@ def run_both(model: GPT, trace: Trace, prompts: list[bytes], config: Config, pol
     try:
         results = []
         total = sum(r.output for r in trace.requests)
-        for label, policy in zip("AB", policies):
+        for index, policy in enumerate(policies):
+            label = policy_name(index)
             bar = st.progress(0.0, text=t("rm_running", label=label))
             boxes = [st.empty() for _ in range(min(STREAMED, len(prompts)))]
             texts = [bytearray() for _ in boxes]
@@ -223,63 +226,68 @@ def show_options(results: list[EngineRun], policies: tuple[Policy, Policy], name
     which decode iterations replayed a CUDA graph, with the padding they cost."""
     x_max = max(r.schedule.makespan for r in results)
     _prefix_cache(results)
-    for label, result, policy in zip("AB", results, policies):
+    for side, result, policy in zip("ab", results, policies):
         if policy.spec_tokens:
-            _speculation(label, result, policy)
+            _speculation(side, result, policy)
         if policy.preempt == "swap":
-            _swaps(label, result, names, x_max)
+            _swaps(side, result, names, x_max)
         if policy.graph_buckets:
-            _graphs(label, result, policy, x_max)
+            _graphs(side, result, policy, x_max)
 
 
 def _prefix_cache(results: list[EngineRun]) -> None:
     """Each run whose prefix cache found blocks: what it found and what the model prefilled; and when only one of
     the two cached, the measured TTFT of both."""
     metrics = [compute(r.schedule) for r in results]
-    for label, m in zip("AB", metrics):
+    for index, m in enumerate(metrics):
         if m.prefix_queried:
-            st.markdown(t("rm_prefix", label=label, hit=f"{m.prefix_hits:,}", queried=f"{m.prefix_queried:,}",
-                          rate=f"{m.prefix_hit_rate:.0%}", prefilled=f"{m.prefill_tokens:,}"))
+            st.markdown(t("rm_prefix", label=policy_name(index), hit=number(m.prefix_hits),
+                          queried=number(m.prefix_queried), rate=share(m.prefix_hit_rate),
+                          prefilled=number(m.prefill_tokens)))
     cached = [m.prefix_hits > 0 for m in metrics]
     if cached.count(True) == 1:
         without, hit = cached.index(False), cached.index(True)
         before, after = (metrics[k].percentiles["ttft"][50] for k in (without, hit))
-        st.markdown(t("rm_prefix_ttft", without="AB"[without], cached="AB"[hit], before=f"{before:.1f}",
-                      after=f"{after:.1f}", change=f"{after / before - 1:+.0%}" if before else "—"))
+        st.markdown(t("rm_prefix_ttft", without=policy_name(without), cached=policy_name(hit),
+                      before=duration(before), after=duration(after),
+                      change=signed(100 * (after / before - 1)) + "%" if before else "—"))
 
 
-def _speculation(label: str, result: EngineRun, policy: Policy) -> None:
+def _speculation(side: str, result: EngineRun, policy: Policy) -> None:
+    label = policy_name("ab".index(side))
     if not result.proposed:
         st.caption(t("rm_spec_none", label=label))
         return
-    rate = f"{result.acceptance_rate:.0%}"
-    st.markdown(t("rm_spec", label=label, k=policy.spec_tokens, accepted=f"{sum(result.accepted):,}",
-                  proposed=f"{result.proposed:,}", rate=rate))
+    rate = share(result.acceptance_rate)
+    st.markdown(t("rm_spec", label=label, k=policy.spec_tokens, accepted=number(sum(result.accepted)),
+                  proposed=number(result.proposed), rate=rate))
     chosen = measured_policy(policy, result)
-    st.button(t("rm_spec_to_lab", label=label, rate=rate), key=f"rm_spec_lab_{label}", on_click=use_in_lab,
-              args=(label.lower(), chosen), help=t("rm_spec_to_lab_help", label=label))
+    st.button(t("rm_spec_to_lab", label=label, rate=rate), key=f"rm_spec_lab_{side.upper()}", on_click=use_in_lab,
+              args=(side, chosen), help=t("rm_spec_to_lab_help", label=label))
     done = st.session_state.get("rm_in_lab")
-    if done == (label.lower(), chosen.spec_tokens, chosen.spec_accept):
+    if done == (side, chosen.spec_tokens, chosen.spec_accept):
         st.success(t("rm_spec_in_lab", label=label, k=chosen.spec_tokens, rate=rate), icon="✅")
 
 
-def _swaps(label: str, result: EngineRun, names: list[str], x_max: float) -> None:
+def _swaps(side: str, result: EngineRun, names: list[str], x_max: float) -> None:
+    label = policy_name("ab".index(side))
     if not result.swaps:
         st.caption(t("rm_swap_none", label=label))
         return
     ms = sum(c.ms for c in result.swaps)
     makespan = result.schedule.makespan
     st.plotly_chart(swap_chart(result.swaps, names, t("rm_swap_title", label=label), x_max=x_max),
-                    key=f"rm_swaps_{label}")
+                    key=f"rm_swaps_{side.upper()}")
     st.caption(t("rm_swap_caption", copies=len(result.swaps), ms=f"{ms:.2f}", makespan=f"{makespan:.0f}",
                  share=f"{ms / makespan:.1%}" if makespan else "—", where=t(f"rm_swap_where_{result.device}")))
 
 
-def _graphs(label: str, result: EngineRun, policy: Policy, x_max: float) -> None:
+def _graphs(side: str, result: EngineRun, policy: Policy, x_max: float) -> None:
+    label = policy_name("ab".index(side))
     decodes = [d for d in result.timings if d.decode_rows and not d.prefill_rows]
     padding, rows = sum(d.graph_padding for d in decodes), sum(d.decode_rows for d in decodes)
     st.plotly_chart(graph_chart(result.timings, t("rm_graph_title", label=label), x_max=x_max),
-                    key=f"rm_graphs_{label}")
+                    key=f"rm_graphs_{side.upper()}")
     fields = {"padding": f"{padding:,}", "share": f"{padding / rows:.0%}" if rows else "—",
               "buckets": ", ".join(map(str, policy.graph_buckets))}
     if result.graphs == "cpu":

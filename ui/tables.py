@@ -1,4 +1,4 @@
-"""Metric tables for the pages: per request side by side, and overall with the A-to-B change."""
+"""Metric tables for the pages: per request side by side, and overall with the change from Policy 1 to Policy 2."""
 from __future__ import annotations
 
 import pandas as pd
@@ -9,13 +9,19 @@ from sim.report.metrics import Metrics
 from sim.report.metrics import group_table as group_rows
 
 from .i18n import t
-from .numbers import rounded
+from .numbers import number, quantity, rounded, share
 
 PER_REQUEST = ("queue_time", "ttft", "tpot", "e2e")  # a request's latencies, in its tables (short_<name>)
 OVERALL = ("makespan", "throughput", "request_throughput", "padding_waste", "utilization", "goodput_requests",
            "slo_attainment", "ttft_p50", "ttft_p90", "ttft_p99", "tpot_p50", "tpot_p90", "tpot_p99", "e2e_p50",
            "e2e_p90", "e2e_p99", "itl_p50", "itl_p99", "queue_time_p50", "queue_time_p90", "queue_time_p99")
-HIGHER_IS_BETTER = {"throughput", "request_throughput", "utilization", "goodput_requests", "slo_attainment"}
+HIGHER_IS_BETTER = {"throughput", "request_throughput", "goodput_requests", "slo_attainment"}
+# No verdict: what these measure is how much of the hardware a run kept busy, not how well it served. Budget
+# utilization is the token-work computed over the budget the run's time offered, and a policy that computes less
+# for the same output (prefix caching skips the cached prompt tokens, a policy that never preempts recomputes
+# nothing) has less of it while serving as fast or faster, which makespan, throughput and the latencies judge.
+# The KV blocks in use are memory held, which is neither good nor bad by itself.
+NEUTRAL = {"utilization", "kv_peak", "kv_mean"}
 
 
 # shown when a run has any
@@ -86,18 +92,19 @@ def request_shape(request, policy: str, arrival: object) -> dict[str, object]:
 
 
 def overall_table(a: Metrics, b: Metrics, names: tuple[str, ...] = OVERALL) -> pd.DataFrame:
-    """Overall figures of A and B with the change from A to B and whether it is for the better."""
+    """Overall figures of both policies with the change from Policy 1 to Policy 2 and whether it is for the
+    better (none for a NEUTRAL metric)."""
     rows_a, rows_b = overall_rows(a), overall_rows(b)
     names = names + tuple(n for n in EXTRA if names == OVERALL and (rows_a[n] or rows_b[n]))
     records = []
     for name in names:
         va, vb = rows_a[name] or 0, rows_b[name] or 0
         change = vb - va
-        relative = ("+" if change >= 0 else "-") + percent(abs(change / va)) if va else ("—" if not change else "∞")
+        relative = ("+" if change >= 0 else "-") + share(abs(change / va)) if va else ("—" if not change else "∞")
         higher_better = name in HIGHER_IS_BETTER or name in LOWER_EXTRA_IS_WORSE
-        better = (change > 0) == higher_better if change else None
-        records.append({t("col_metric"): metric_label(name, a.unit), "A": shown(name, va),
-                        "B": shown(name, vb), t("col_change"): shown(name, change),
+        better = (change > 0) == higher_better if change and name not in NEUTRAL else None
+        records.append({t("col_metric"): metric_label(name, a.unit), t("policy_short_a"): shown(name, va),
+                        t("policy_short_b"): shown(name, vb), t("col_change"): shown(name, change),
                         t("col_relative"): relative,
                         t("col_verdict"): "" if better is None else ("✅" if better else "🔻")})
     return pd.DataFrame(records)
@@ -107,11 +114,6 @@ def group_table(metrics: Metrics, key: str) -> pd.DataFrame:
     """Counts, tokens and latencies per tenant or per priority."""
     rows = group_rows(metrics, key)
     return pd.DataFrame([{t("col_" + k): (v if k != key or v != "" else "—") for k, v in row.items()} for row in rows])
-
-
-def percent(share: float) -> str:
-    """A share as a percentage with enough digits that a small change does not read 0%."""
-    return f"{share:.0%}" if share >= 0.01 or share == 0 else f"{share:.2%}"
 
 
 def headline(a: Metrics, b: Metrics) -> list[tuple[str, float, float, bool]]:
@@ -124,37 +126,44 @@ def headline(a: Metrics, b: Metrics) -> list[tuple[str, float, float, bool]]:
 
 
 def what_changed(a: Metrics, b: Metrics, name_a: str, name_b: str) -> list[str]:
-    """A few plain sentences on how B differs from A."""
+    """A few plain sentences on how B differs from A, every figure with its unit."""
+    unit = a.unit
     lines = []
     if a.makespan and b.makespan and a.makespan != b.makespan:
         faster = b.makespan < a.makespan
         lines.append(t("wc_makespan", b=name_b, a=name_a, verb=t("wc_faster" if faster else "wc_slower"),
-                       pct=percent(abs(b.makespan - a.makespan) / a.makespan), ma=round(a.makespan, 3),
-                       mb=round(b.makespan, 3)))
+                       pct=share(abs(b.makespan - a.makespan) / a.makespan), ma=quantity(a.makespan, unit),
+                       mb=quantity(b.makespan, unit)))
     ttft_a, ttft_b = a.percentiles["ttft"][50], b.percentiles["ttft"][50]
     if ttft_a != ttft_b:
-        lines.append(t("wc_ttft", b=name_b, ta=round(ttft_a, 3), tb=round(ttft_b, 3), unit=t(f"wc_unit_{a.unit}")))
+        lines.append(t("wc_ttft", b=name_b, ta=quantity(ttft_a, unit), tb=quantity(ttft_b, unit)))
     tpot_a, tpot_b = a.percentiles["tpot"][90], b.percentiles["tpot"][90]
-    if round(tpot_a, 3) != round(tpot_b, 3):
-        lines.append(t("wc_tpot", b=name_b, ta=tpot_a, tb=tpot_b))
+    if rounded(tpot_a) != rounded(tpot_b):
+        lines.append(t("wc_tpot", b=name_b, ta=quantity(tpot_a, unit), tb=quantity(tpot_b, unit)))
     if a.padding_waste != b.padding_waste:
-        lines.append(t("wc_waste", a=name_a, b=name_b, wa=a.padding_waste, wb=b.padding_waste))
+        lines.append(t("wc_waste", a=name_a, b=name_b, wa=number(a.padding_waste), wb=number(b.padding_waste)))
     if a.goodput_requests != b.goodput_requests:
-        lines.append(t("wc_goodput", a=name_a, b=name_b, ga=a.goodput_requests, gb=b.goodput_requests,
-                       n=len(a.requests)))
+        lines.append(t("wc_goodput", a=name_a, b=name_b, ga=number(a.goodput_requests),
+                       gb=number(b.goodput_requests), n=number(len(a.requests))))
     if a.preemptions or b.preemptions:
-        lines.append(t("wc_preemptions", a=name_a, b=name_b, pa=a.preemptions, pb=b.preemptions,
-                       ra=a.recomputed_tokens, rb=b.recomputed_tokens))
+        lines.append(t("wc_preemptions", a=name_a, b=name_b, pa=number(a.preemptions), pb=number(b.preemptions),
+                       ra=number(a.recomputed_tokens), rb=number(b.recomputed_tokens)))
     moved = sum(1 for ra, rb in zip(a.requests, b.requests) if ra.e2e is not None and rb.e2e is not None
                 and rb.e2e < ra.e2e)
     if moved:
-        lines.append(t("wc_requests", b=name_b, n=moved, total=len(a.requests)))
+        lines.append(t("wc_requests", b=name_b, n=number(moved), total=number(len(a.requests))))
     return lines or [t("wc_same")]
 
 
 def option_summary(policy: Policy) -> str:
     """The options changed from the defaults, in short ("order sjf, chunks of 4"); empty if none."""
     return ", ".join(t(f"opt_short_{name}", value=_show(value)) for name, value in policy.changes().items())
+
+
+def policy_name(index: int, short: bool = False) -> str:
+    """What users call the compared policy `index` (0 or 1): "Policy 1", or "P1" where room is short. Not A and B,
+    which name requests (the worked example's A, B and C); state and element keys still say a and b."""
+    return t(f"policy_short_{'ab'[index]}" if short else f"cfg_policy_{'ab'[index]}")
 
 
 def policy_title(policy: Policy) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, fields
 
+from .errors import ConfigError
 from .moe import MoE
 
 FIRST_TOKEN_MODES = ("decode", "prefill")
@@ -24,30 +25,21 @@ POLICY_CHOICES = {"batching": POLICIES, "order": ORDERS, "sjf_key": SJF_KEYS, "m
 COST_MODELS = ("ticks", "linear", "profile")
 
 
-class ConfigError(ValueError):
-    """A budget or option out of range; `field` names the input to fix."""
-
-    def __init__(self, field: str, message: str):
-        self.field = field
-        super().__init__(f"{field}: {message}")
-
-
 def _whole(name: str, value: object, low: int = 1) -> None:
     if isinstance(value, bool) or not isinstance(value, int) or value < low:
-        raise ConfigError(name, f"must be a whole number >= {low}, got {value!r}")
+        raise ConfigError(name, "whole", low=low, value=repr(value))
 
 
 def _number(name: str, value: object, low: float = 0.0, high: float = math.inf, open_low: bool = False) -> None:
     bad = isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value)
     if bad or value < low or (open_low and value == low) or value > high:
-        bound = f"> {low}" if open_low else f">= {low}"
-        raise ConfigError(name, f"must be a number {bound}" + (f" and <= {high}" if high < math.inf else "")
-                          + f", got {value!r}")
+        code = ("above" if open_low else "at_least") + ("_at_most" if high < math.inf else "")
+        raise ConfigError(name, code, low=low, value=repr(value), **({"high": high} if high < math.inf else {}))
 
 
 def _choice(name: str, value: object, choices: tuple[str, ...]) -> None:
     if value not in choices:
-        raise ConfigError(name, f"must be one of {', '.join(choices)}, got {value!r}")
+        raise ConfigError(name, "choice", choices=", ".join(choices), value=repr(value))
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,9 +80,9 @@ class CostModel:
         for name in ("c0", "c_prefill", "c_decode", "c_attn", "c_token", "c_seq", "c_key", "c_cell"):
             _number(name, getattr(self, name))
         if self.kind == "linear" and self.c0 + self.c_prefill + self.c_decode == 0:
-            raise ConfigError("c0", "an iteration must take some time: c0, c_prefill or c_decode must be > 0")
+            raise ConfigError("c0", "no_time_linear")
         if self.kind == "profile" and self.c0 + self.c_token + self.c_seq == 0:
-            raise ConfigError("c0", "an iteration must take some time: c0, c_token or c_seq must be > 0")
+            raise ConfigError("c0", "no_time_profile")
 
     @property
     def unit(self) -> str:
@@ -158,7 +150,7 @@ class Config:
             _whole("max_seqs", self.max_seqs)
         _choice("first_token", self.first_token, FIRST_TOKEN_MODES)
         if not isinstance(self.slo, SLO):
-            raise ConfigError("slo", "must be an SLO")
+            raise ConfigError("slo", "not_slo")
         if self.kv_blocks is not None:
             _whole("kv_blocks", self.kv_blocks)
         _whole("block_size", self.block_size)
@@ -167,9 +159,9 @@ class Config:
             _number("read_rate", self.read_rate, open_low=True)
         _whole("prefix_block", self.prefix_block)
         if not isinstance(self.cost, CostModel):
-            raise ConfigError("cost", "must be a CostModel")
+            raise ConfigError("cost", "not_cost_model")
         if not isinstance(self.moe, MoE):
-            raise ConfigError("moe", "must be a MoE")
+            raise ConfigError("moe", "not_moe")
 
     @property
     def seq_limit(self) -> int:
@@ -239,16 +231,16 @@ class Policy:
             _choice("policy" if name == "batching" else name, getattr(self, name), options)
         _number("aging_rate", self.aging_rate)
         if not isinstance(self.preemptive_priority, bool):
-            raise ConfigError("preemptive_priority", "must be true or false")
+            raise ConfigError("preemptive_priority", "not_bool")
         quotas = self.tenant_quotas
         if not isinstance(quotas, tuple) or not all(isinstance(q, tuple) and len(q) == 2 for q in quotas):
-            raise ConfigError("tenant_quotas", "must be (tenant, share) pairs")
+            raise ConfigError("tenant_quotas", "quota_pairs")
         for tenant, share in quotas:
             if not isinstance(tenant, str):
-                raise ConfigError("tenant_quotas", f"tenant names are text, got {tenant!r}")
+                raise ConfigError("tenant_quotas", "quota_name", value=repr(tenant))
             _number("tenant_quotas", share, high=1.0, open_low=True)
         if len({tenant for tenant, _ in quotas}) < len(quotas):
-            raise ConfigError("tenant_quotas", "names a tenant twice")
+            raise ConfigError("tenant_quotas", "quota_twice")
         if self.chunk_size is not None:
             _whole("chunk_size", self.chunk_size)
         if self.timeout is not None:
@@ -256,9 +248,9 @@ class Policy:
         buckets = self.graph_buckets
         if not isinstance(buckets, tuple) or any(isinstance(b, bool) or not isinstance(b, int) or b < 1
                                                  for b in buckets):
-            raise ConfigError("graph_buckets", "must be whole numbers >= 1")
+            raise ConfigError("graph_buckets", "buckets_whole")
         if list(buckets) != sorted(set(buckets)):
-            raise ConfigError("graph_buckets", "must be increasing, each size once")
+            raise ConfigError("graph_buckets", "buckets_order")
         _whole("spec_tokens", self.spec_tokens, low=0)
         _number("spec_accept", self.spec_accept, high=1.0)
         _whole("seed", self.seed, low=0)
@@ -266,19 +258,19 @@ class Policy:
         if self.batching == "static":
             for name in STATIC_UNSUPPORTED:
                 if getattr(self, name) != getattr(_PLAIN, name):
-                    raise ConfigError(name, "applies to continuous batching only")
+                    raise ConfigError(name, "continuous_only")
 
     def _check_credits(self) -> None:
         if self.stream_credits is not None:
             _whole("stream_credits", self.stream_credits, low=1 + self.spec_tokens)
         if not isinstance(self.release_paused, bool):
-            raise ConfigError("release_paused", "must be true or false")
+            raise ConfigError("release_paused", "not_bool")
         if self.release_paused and self.stream_credits is None:
-            raise ConfigError("release_paused", "applies only with stream credits (a request is paused only then)")
+            raise ConfigError("release_paused", "release_needs_credits")
         if not isinstance(self.prefix_cache, bool):
-            raise ConfigError("prefix_cache", "must be true or false")
+            raise ConfigError("prefix_cache", "not_bool")
         if self.order == "lpm" and not self.prefix_cache:
-            raise ConfigError("order", "lpm orders by the prefix found in the prefix cache: turn prefix caching on")
+            raise ConfigError("order", "lpm_needs_cache")
 
     @classmethod
     def named(cls, batching: str) -> Policy:

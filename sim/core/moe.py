@@ -52,7 +52,7 @@ class MoE:
 
         _whole("moe_experts", self.experts, low=0)
         if self.experts > MAX_EXPERTS:
-            raise ConfigError("moe_experts", f"must be at most {MAX_EXPERTS}, got {self.experts}")
+            raise ConfigError("moe_experts", "moe_too_many", most=MAX_EXPERTS, value=self.experts)
         _whole("moe_top_k", self.top_k)
         _number("moe_skew", self.skew, high=MAX_SKEW)
         _whole("moe_devices", self.devices)
@@ -60,11 +60,9 @@ class MoE:
             _number(f"moe_{name}", getattr(self, name))
         _whole("moe_seed", self.seed, low=0)
         if self.experts and self.top_k > self.experts:
-            raise ConfigError("moe_top_k", f"each token goes to top_k distinct experts, so at most {self.experts} "
-                              f"(moe_experts), got {self.top_k}")
+            raise ConfigError("moe_top_k", "moe_top_k", experts=self.experts, value=self.top_k)
         if self.experts and self.experts % self.devices:
-            raise ConfigError("moe_devices", f"the {self.experts} experts are split evenly over the devices: "
-                              f"{self.devices} does not divide them")
+            raise ConfigError("moe_devices", "moe_devices", experts=self.experts, devices=self.devices)
 
     def route(self, tokens: int, iteration: int) -> tuple[int, ...]:
         """Tokens routed to each expert in iteration number `iteration` of the run, for `tokens` tokens; the same

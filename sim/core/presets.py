@@ -9,7 +9,7 @@ that follow the rules read in their code (`PRESET_OPTIONS`, each rule tested wit
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import replace
+from dataclasses import fields, replace
 
 from ..trace.trace import Trace
 from .config import Config, ConfigError, Policy
@@ -56,14 +56,15 @@ class NanoVllm(Continuous):
 
     def __init__(self, trace: Trace, config: Config, policy: Policy, unit: str | None = None,
                  shared_pauses: bool = True):
+        if not config.kv_blocks:  # (its prefix cache is its KV cache's blocks)
+            raise ConfigError("kv_blocks", "preset_needs_kv", preset=policy.preset)
         super().__init__(trace, config, Policy(prefix_cache=True, stream_credits=policy.stream_credits,
                                                release_paused=policy.release_paused, timeout=policy.timeout),
                          unit, shared_pauses)
         self.schedule.options = policy  # (what was asked for: the preset)
         longest = max((r.prompt + r.output - 1 for r in trace.requests), default=0)
         if longest > config.token_budget:  # (nano-vllm asserts max_num_batched_tokens >= max_model_len)
-            raise ConfigError("token_budget", f"nano-vllm prefills a preempted request's whole length in one step: "
-                                              f"the budget must hold the longest request, {longest} tokens")
+            raise ConfigError("token_budget", "nano_budget", longest=longest)
         self.queue = FifoQueue()
         self.prefill_emits = True  # its prefill step samples the first token
         self.overcommit = False  # (growth is checked as each decode is scheduled, below)
@@ -137,6 +138,30 @@ PRESET_OPTIONS = {
     "trt-guaranteed-no-evict": {"order": "fcfs", "kv_admission": "reserve", "mixing": "decode-first"},
 }
 CHUNKED = ("vllm-v1", "sglang")  # their prefills are cut to the budget left (chunk size: the whole budget)
+# nano-vllm's rules in the options' terms, for a form to show what it decides (NanoVllm runs its own code): a step
+# prefills or decodes, never both (prefill-first); strict arrival order (fcfs); blocks as tokens come, the whole
+# prompt's at admission (overcommit); the newest running request recomputed when a block is short; prefix caching
+# always on. Of the options it reads only NANO_VLLM_READS; every other one is its own (at the default: nano-vllm
+# has no such thing).
+NANO_VLLM_RULES = {"order": "fcfs", "mixing": "prefill-first", "kv_admission": "overcommit", "preempt": "recompute",
+                   "victim": "newest", "prefix_cache": True}
+NANO_VLLM_READS = ("timeout", "stream_credits", "release_paused")
+
+
+def decided(preset: str, token_budget: int) -> dict[str, object]:
+    """The options `preset` decides, with the values it runs with under `token_budget`: what a form shows as the
+    preset's, not the policy's own ({} for no preset)."""
+    if preset == "nano-vllm":
+        plain = Policy()
+        return {f.name: NANO_VLLM_RULES.get(f.name, getattr(plain, f.name)) for f in fields(Policy)
+                if f.name not in ("batching", "preset", *NANO_VLLM_READS)}
+    chunk = {"chunk_size": token_budget} if preset in CHUNKED else {}
+    return {**PRESET_OPTIONS.get(preset, {}), **chunk}
+
+
+def caches_prefixes(preset: str) -> bool:
+    """Whether `preset` keeps a prefix cache, which lives in a KV cache of a given size."""
+    return preset == "nano-vllm" or PRESET_OPTIONS.get(preset, {}).get("prefix_cache", False)
 
 
 def expand(policy: Policy, config: Config) -> Policy:
@@ -146,9 +171,7 @@ def expand(policy: Policy, config: Config) -> Policy:
     plain = Policy()
     for name, value in options.items():
         if getattr(policy, name) != getattr(plain, name) and getattr(policy, name) != value:
-            raise ConfigError(name, f"is set by the {policy.preset} preset (to {value})")
+            raise ConfigError(name, "preset_sets", preset=policy.preset, value=value)
     if options.get("prefix_cache") and not config.kv_blocks:
-        raise ConfigError("kv_blocks", f"the {policy.preset} preset caches prefixes in its KV cache: give the "
-                                       "cache a size")
-    chunk = {"chunk_size": config.token_budget} if policy.preset in CHUNKED else {}
-    return replace(policy, preset="", **options, **chunk)
+        raise ConfigError("kv_blocks", "preset_needs_kv", preset=policy.preset)
+    return replace(policy, preset="", **decided(policy.preset, config.token_budget))

@@ -32,11 +32,10 @@ def check_runnable(trace: Trace, config: Config, policy: Policy) -> None:
     if policy.chunk_size is None:
         check_budget(trace, config.token_budget)
     if policy.prefix_cache and not config.kv_blocks:
-        raise ConfigError("prefix_cache", "caches KV blocks: give the KV cache a size (kv_blocks)")
+        raise ConfigError("prefix_cache", "cache_needs_kv")
     if policy.spec_tokens + 1 > config.token_budget:
-        raise ConfigError("spec_tokens", f"verifying {policy.spec_tokens} draft tokens costs "
-                          f"{policy.spec_tokens + 1} token-work a request, more than the token budget "
-                          f"{config.token_budget}")
+        raise ConfigError("spec_tokens", "spec_over_budget", tokens=policy.spec_tokens, cost=policy.spec_tokens + 1,
+                          budget=config.token_budget)
 
 
 class Scheduler(KVMemory, Recording, Streaming):

@@ -175,11 +175,11 @@ TEXTS = {
 
     # Tables
     "col_name": "request",
-    "lab_ab_key": "A = {a}, B = {b}.",
+    "lab_ab_key": "P1 = {a}, P2 = {b}.",
     "col_policy": "policy",
     "card_throughput": "tokens/{per}",
     "card_goodput_requests": "goodput",
-    "lab_per_request_key": "Two rows a request: A = {a}, B = {b}.",
+    "lab_per_request_key": "Two rows a request: P1 = {a}, P2 = {b}.",
     "times_key": "Arrival, queue, TTFT and E2E in {unit}; TPOT in {unit} a token.",
     "col_arrival": "arrival",
     "col_prompt": "prompt",
@@ -190,7 +190,7 @@ TEXTS = {
     "col_cancel_at": "cancel at",
     "col_text": "text",
     "col_metric": "metric",
-    "col_change": "change B − A",
+    "col_change": "change P2 − P1",
     "col_relative": "relative",
     "col_verdict": "better?",
     "col_row": "row",
@@ -232,10 +232,10 @@ TEXTS = {
     "wc_faster": "finishes the trace sooner",
     "wc_slower": "finishes the trace later",
     "wc_makespan": "**{b}** {verb} than **{a}**: makespan {mb} vs {ma} ({pct}).",
-    "wc_ttft": "Median TTFT moves from {ta:g} to {tb:g} {unit} with **{b}**.",
+    "wc_ttft": "Median TTFT moves from {ta} to {tb} with **{b}**.",
     "wc_unit_tick": "ticks",
     "wc_unit_ms": "ms",
-    "wc_waste": "Padding waste: {wa} with **{a}**, {wb} with **{b}**.",
+    "wc_waste": "Padding waste: {wa} token-work with **{a}**, {wb} with **{b}**.",
     "wc_goodput": "Requests meeting every SLO: {ga} of {n} with **{a}**, {gb} of {n} with **{b}**.",
     "wc_requests": "{n} of {total} requests finish sooner after arrival with **{b}**.",
     "wc_same": "Both policies give the same schedule figures on this trace.",
@@ -268,21 +268,21 @@ TEXTS = {
         "trace, scaled down (budget 64, at most 16 running)."),
     "preset_long_prompt": "One long prompt stalls everyone (chunked prefill)",
     "preset_long_prompt_note": (
-        "Under a latency model (ms), chats decode while a 96-token document arrives at 60 ms. A prefills it "
-        "in one iteration: every running chat waits ~58 ms for its next token (see the inter-token gap p99). "
-        "B prefills it in chunks of 16 that share iterations with the decodes: the worst gap drops to ~21 "
+        "Under a latency model (ms), chats decode while a 96-token document arrives at 60 ms. Policy 1 prefills "
+        "it in one iteration: every running chat waits ~58 ms for its next token (see the inter-token gap p99). "
+        "Policy 2 prefills it in chunks of 16 that share iterations with the decodes: the worst gap drops to ~21 "
         "ms, at the price of a later document and a few more iterations."),
     "preset_kv_thrash": "KV too small: overcommit and recompute vs reservation",
     "preset_kv_thrash_note": (
         "A cache of 16 blocks (64 tokens) for requests that grow to 32 tokens of KV each (8 + 25 - 1: the last "
-        "token needs none). A reserves all of it at admission: two run at a time, never preempted. B "
-        "overcommits: many start at once, then run out of "
+        "token needs none). Policy 1 reserves all of it at admission: two run at a time, never preempted. "
+        "Policy 2 overcommits: many start at once, then run out of "
         "blocks and preempt the latest arrivals, which prefill their whole context again — look at the KV "
         "chart's preemption marks, the recomputed tokens and the stretched TPOT."),
     "preset_vip": "VIP tenant",
     "preset_vip_note": (
-        "A burst of free-tier requests and a few VIP ones (priority 0), at most 4 running. A serves in "
-        "arrival order; B serves by priority and lets a VIP preempt a free request. Compare the per-tenant "
+        "A burst of free-tier requests and a few VIP ones (priority 0), at most 4 running. Policy 1 serves "
+        "in arrival order; Policy 2 serves by priority and lets a VIP preempt a free request. Compare the per-tenant "
         "tables: the VIP TTFT falls while the free tier barely moves."),
     "preset_user_stop": "A user hits stop",
     "preset_user_stop_note": (
@@ -291,11 +291,11 @@ TEXTS = {
         "batching keeps it as padding until the batch ends."),
     "preset_graph_buckets": "Graph buckets pad small batches",
     "preset_graph_buckets_note": (
-        "B runs decode-only iterations as CUDA graphs captured for batches of 1, 2, 4, 8, 16 and 32: a batch "
+        "Policy 2 runs decode-only iterations as CUDA graphs captured for batches of 1, 2, 4, 8, 16 and 32: a batch "
         "of 5 runs as 8. The yellow bars above the budget are those padding slots, computed for nothing."),
     "preset_speculation": "Speculation at 60% acceptance",
     "preset_speculation_note": (
-        "B drafts 3 tokens a step and the target model accepts each with probability 0.6: a step costs 4 "
+        "Policy 2 drafts 3 tokens a step and the target model accepts each with probability 0.6: a step costs 4 "
         "token-work but commits 1 to 4 tokens, so answers finish in fewer iterations (look at the "
         "multi-token steps in the Gantt) while the budget chart fills faster."),
     "gen_n": "Requests",
@@ -366,9 +366,9 @@ TEXTS = {
     "cfg_slo_tpot": "SLO: TPOT at most ({unit}, 0 = none)",
     "cfg_slo_e2e": "SLO: E2E at most ({unit}, 0 = none)",
     "cfg_slo_help": "Goodput counts the requests that meet every SLO you set.",
-    "cfg_policy_a": "Policy A",
-    "cfg_policy_b": "Policy B",
-    "cfg_bad": "Budget field {field}: {reason}",
+    "cfg_policy_a": "Policy 1",
+    "cfg_policy_b": "Policy 2",
+    "cfg_bad": "“{field}”: {reason}",
     "lab_over_budget": (
         "These prompts are larger than the token budget, so they could never be admitted (without chunked "
         "prefill). Raise the budget or shorten them:"),
@@ -378,8 +378,8 @@ TEXTS = {
     "lab_stale": "The trace or budgets changed since this run: press Run to update.",
     "lab_press_run": "Press Run to simulate this trace.",
     "lab_fix_first": "Fix the problems above to run.",
-    "card_help": "B's value; the arrow shows the change from A ({a}). Green is better.",
-    "lab_overall": "Overall, A against B",
+    "card_help": "Policy 2's value; the arrow shows the change from Policy 1 ({a}). Green is better.",
+    "lab_overall": "Overall, Policy 1 against Policy 2",
     "lab_per_request": "Per request",
     "dl_requests_csv": "Per-request metrics (CSV)",
     "dl_overall_csv": "Overall metrics (CSV)",
@@ -451,9 +451,9 @@ TEXTS = {
     "lab_per_tenant": "Per tenant",
     "lab_per_priority": "Per priority",
     "lab_rejected": "{n} request(s) could never fit the KV cache and were rejected: {names}.",
-    "wc_tpot": "TPOT p90 moves from {ta:.3g} to {tb:.3g} with **{b}**.",
+    "wc_tpot": "TPOT p90 moves from {ta} to {tb} a token with **{b}**.",
     "wc_preemptions": "Preemptions: {pa} with **{a}** ({ra} tokens recomputed), {pb} with **{b}** ({rb} recomputed).",
-    "cfg_hardware": "KV cache and cost model (the same for A and B)",
+    "cfg_hardware": "KV cache and cost model (the same for both policies)",
     "cfg_kv_blocks": "KV cache blocks (0 = unlimited)",
     "cfg_kv_blocks_help": "Paged KV cache size. A request holding n tokens needs ceil(n / block size) blocks.",
     "cfg_block_size": "Tokens a block holds",
@@ -497,8 +497,10 @@ TEXTS = {
     "opt_title": "Scheduler options",
     "opt_changed": "Options changed: {summary}",
     "opt_order": "Queue order",
-    "opt_order_help": "Which waiting request goes first when budget, a slot and KV room free up.",
-    "opt_order_fcfs_skip": "FCFS, skip what does not fit (the seed)",
+    "opt_order_help": (
+        "Which waiting request goes first when budget, a slot and KV room free up. FCFS skipping what does not "
+        "fit is the design document's loop."),
+    "opt_order_fcfs_skip": "FCFS, skip what does not fit",
     "opt_order_fcfs": "FCFS, head-of-line blocking",
     "opt_order_priority": "priority (lower value first)",
     "opt_order_sjf": "shortest job first",
@@ -518,8 +520,6 @@ TEXTS = {
     "opt_tenant_quotas_help": (
         "For example vip=0.75, free=0.25: a tenant's token-work in an iteration stays within its share while "
         "others run."),
-    "opt_tenant_quotas_format": "write tenant=share pairs separated by commas, such as vip=0.5, free=0.5",
-    "opt_graph_buckets_format": "write batch sizes separated by commas, such as 1, 2, 4, 8",
     "opt_timeout": "Timeout (0 = none)",
     "opt_timeout_help": (
         "Cancel a request this long after its arrival if it has not finished (the cancel_at column cancels "
@@ -619,9 +619,9 @@ TEXTS = {
     "rm_stop_help": "Stops the run (its partial results are dropped).",
     "rm_waiting": "Waiting for the model: another run is using it…",
     "rm_streaming": "{name}, as it is generated:",
-    "rm_running": "Running policy {label} on the model…",
+    "rm_running": "Running {label} on the model…",
     "rm_cannot_run": "This cannot run: {reason}",
-    "rm_press_run": "Press Run to serve these requests with the model under A and B.",
+    "rm_press_run": "Press Run to serve these requests with the model under Policy 1 and Policy 2.",
     "rm_measured_note": "Measured on {device} ({dtype}): times are wall-clock milliseconds.",
     "rm_tokens_per_s": "tokens/s · {label}",
     "rm_overhead": "{share} of the iteration time was spent outside the model (scheduling, batching).",
@@ -640,14 +640,14 @@ TEXTS = {
         "{label}: each iteration's measured time is {stray}% off the profile's time for its shape (median); "
         "the rest of the error comes from how those errors add up over the run."),
     "rm_disturbed": (
-        "Run {label} was disturbed: its iterations are {stray}% off the profile at the median, far beyond the "
+        "The run of {label} was disturbed: its iterations are {stray}% off the profile at the median, far beyond the "
         "{quiet}% the profile varies on a quiet machine. Something else was using the CPU (another session, or a "
         "browser on the same machine as the server), so its measured times say little; run it again when the "
         "machine is quiet."),
     "rm_measured": "measured",
     "rm_predicted": "predicted",
     "rm_error": "error",
-    "rm_outputs": "What the model wrote (policy B)",
+    "rm_outputs": "What the model wrote (Policy 2)",
 
     # Input problems (the codes of sim.trace.trace.MESSAGES)
     "prob_empty": "is empty",
@@ -744,8 +744,8 @@ TEXTS = {
         "throughput experiment, also state:\n\n- the **warm-up** runs left out;\n- the **request length "
         "distribution** (prompt and output);\n- the **concurrency limit** (max running sequences);\n- the "
         "**scheduler budgets** (token budget, KV capacity);\n- the **sampling** settings;\n- whether "
-        "**streaming** is counted in the latencies.\n\nThe lab keeps the first three the same for A and B by "
-        "construction: one trace, one budget form."),
+        "**streaming** is counted in the latencies.\n\nThe lab keeps the first three the same for both policies "
+        "by construction: one trace, one budget form."),
 
     # What it costs (the cost lesson)
     "nav_costs": "What it costs",
@@ -1036,14 +1036,14 @@ TEXTS = {
     "rm_source_slow_reader": "a client reads slowly",
     "rm_source_disconnect": "a client disconnects",
     "rm_scenario_slow_reader": (
-        "Request 2's client reads {rate} tokens a second, slower than the model makes them. Policy B has "
+        "Request 2's client reads {rate} tokens a second, slower than the model makes them. Policy 2 has "
         "{credits} stream credits: the engine pauses request 2 whenever {credits} of its tokens are unread, and "
-        "it keeps its slot and KV blocks meanwhile (the paused segments in B's Gantt chart). Policy A has no "
+        "it keeps its slot and KV blocks meanwhile (the paused segments in Policy 2's Gantt chart). Policy 1 has no "
         "credits: the server runs ahead and buffers what the client has not read."),
     "rm_scenario_disconnect": (
         "Request 2's client goes away {after} iterations after it arrives: the engine stops it at the next "
         "iteration boundary and frees its slot and KV blocks at once; the token made in the iteration under way "
-        "is never delivered (wasted). A runs static batching, B continuous."),
+        "is never delivered (wasted). Policy 1 runs static batching, Policy 2 continuous."),
     "opt_short_stream_credits": "{value} stream credits",
     "opt_short_release_paused": "paused release their slot",
     "cost_col_figure": "figure",
@@ -1088,11 +1088,11 @@ TEXTS = {
         "step, and the whole model verifies them in the batched forward pass. {accepted} of {proposed} draft tokens "
         "accepted: **{rate}**. The simulator's prediction below draws the steps with this acceptance rate."),
     "rm_spec_none": "{label}: no draft token was proposed (every step made a request's last token).",
-    "rm_spec_to_lab": "Give the lab policy {label} with acceptance {rate}",
+    "rm_spec_to_lab": "Give the lab's {label} this policy, with acceptance {rate}",
     "rm_spec_to_lab_help": (
-        "The trace lab's policy {label} becomes this policy, with the acceptance rate measured here, so that the "
+        "The trace lab's {label} becomes this policy, with the acceptance rate measured here, so that the "
         "simulator draws the same speculation as this run."),
-    "rm_spec_in_lab": "The lab's policy {label} now drafts {k} tokens a step, accepted at {rate}.",
+    "rm_spec_in_lab": "The lab's {label} now drafts {k} tokens a step, accepted at {rate}.",
     "rm_swap_title": "{label} · swap copies of KV blocks, measured",
     "rm_swap_out": "copied out to host memory",
     "rm_swap_in": "copied back in",
@@ -1120,7 +1120,7 @@ TEXTS = {
         "{padding} rows, {share} of the decode rows."),
 
     # -- MoE routing --
-    "moe_settings": "MoE routing (simulated; the same for A and B)",
+    "moe_settings": "MoE routing (simulated; the same for both policies)",
     "moe_simulated_only": (
         "Simulated only: the real-model page's tiny transformer is dense and has no experts. With experts > 0, "
         "every iteration's tokens (prefill tokens and decode token-work, not padding) are routed, seeded, each to "
@@ -1218,7 +1218,7 @@ TEXTS = {
     "opt_preset_nano_vllm": "nano-vllm",
     "opt_preset_vllm_v1": "vLLM v1",
     "opt_preset_sglang": "SGLang",
-    "opt_preset_trt_guaranteed_no_evict": "TensorRT-LLM, guaranteed no evict",
+    "opt_preset_trt_guaranteed_no_evict": "TRT-LLM, guaranteed no evict",
     "opt_short_preset": "{value}",
     "preset_about_nano_vllm": (
         "nano-vllm (commit 9e8507ef): a step prefills or decodes, never both; strict arrival order; max "
@@ -1246,22 +1246,22 @@ TEXTS = {
     "preset_shared_prefix": "Shared prefixes (prefix caching)",
     "preset_shared_prefix_note": (
         "Every conversation starts with the same 48-token system prompt and each turn resends the last "
-        "one's prompt (its hash_ids column names the shared blocks, as Mooncake's traces do). B caches "
-        "prefixes: watch the stars in its Gantt chart (tokens found in the cache, not prefilled), the hit "
+        "one's prompt (its hash_ids column names the shared blocks, as Mooncake's traces do). Policy 2 "
+        "caches prefixes: watch the stars in its Gantt chart (tokens found in the cache, not prefilled), the hit "
         "rate, and TTFT fall."),
 
     "rm_source_shared_prompt": "one shared system prompt",
     "rm_scenario_shared_prompt": (
         "Eight questions arrive one an iteration, each after the same system message, “{system}”: every "
-        "prompt starts with the same bytes (under a chat template, its header too). Policy B caches "
+        "prompt starts with the same bytes (under a chat template, its header too). Policy 2 caches "
         "prefixes: the first request computes the shared blocks, and each later one finds them, reads the "
         "very same KV blocks (their ids are in both block tables) and prefills only its own question. "
-        "Policy A prefills every prompt whole."),
+        "Policy 1 prefills every prompt whole."),
     "rm_prefix": (
         "**{label}**: the prefix cache held **{hit}** of the **{queried}** prompt tokens looked up "
         "(**{rate}**), so the model prefilled {prefilled} tokens."),
     "rm_prefix_ttft": (
-        "Measured TTFT p50: **{before} ms** without the cache ({without}), **{after} ms** with it "
+        "Measured TTFT p50: **{before}** without the cache ({without}), **{after}** with it "
         "({cached}), {change}: a request that finds its prefix prefills only what is new."),
     "m_prefix_hit_rate": "prefix cache hit rate (prompt tokens)",
 
@@ -1377,4 +1377,61 @@ TEXTS = {
         "The model is byte-level: it prefills exactly these bytes, one token a byte, template markers included. "
         "The classroom BPE's count is shown for comparison only: this model cannot read BPE tokens."),
     "rm_prefilled_one": "{name} · {bytes} bytes prefilled · {bpe} BPE tokens",
+
+    # -- Errors in the page's words, the two policies' names, what a preset sets (issue 26) --
+    "policy_short_a": "P1",
+    "policy_short_b": "P2",
+    "cfg_policy_bad": "{policy}: {problem}",
+    "cfg_field_policy": "Batching",
+    "cfg_field_slo": "SLOs",
+    "cfg_field_weights": "Model weights",
+    "cfg_c_token": "c_token (ms/token row)",
+    "cfg_c_seq": "c_seq (ms/sequence)",
+    "cfg_c_key": "c_key (ms/sequence × KV span)",
+    "cfg_c_cell": "c_cell (ms/sequence × chunk × KV span)",
+    "cfg_err_whole": "must be a whole number of at least {low}, got {value}",
+    "cfg_err_at_least": "must be a number of at least {low}, got {value}",
+    "cfg_err_above": "must be a number above {low}, got {value}",
+    "cfg_err_at_least_at_most": "must be a number from {low} to {high}, got {value}",
+    "cfg_err_above_at_most": "must be a number above {low} and at most {high}, got {value}",
+    "cfg_err_choice": "must be one of {choices}, got {value}",
+    "cfg_err_no_time_linear": "an iteration must take some time: c0, c_prefill or c_decode must be above 0",
+    "cfg_err_no_time_profile": "an iteration must take some time: c0, c_token or c_seq must be above 0",
+    "cfg_err_not_slo": "must be SLO settings",
+    "cfg_err_not_cost_model": "must be a cost model",
+    "cfg_err_not_moe": "must be MoE settings",
+    "cfg_err_not_bool": "must be on or off",
+    "cfg_err_quota_pairs": "must be tenant=share pairs",
+    "cfg_err_quota_name": "tenant names are text, got {value}",
+    "cfg_err_quota_twice": "names a tenant twice",
+    "cfg_err_quota_list": "write tenant=share pairs separated by commas, such as vip=0.5, free=0.5",
+    "cfg_err_buckets_whole": "must be whole numbers of at least 1",
+    "cfg_err_buckets_order": "must be increasing, each size once",
+    "cfg_err_bucket_list": "write batch sizes separated by commas, such as 1, 2, 4, 8",
+    "cfg_err_continuous_only": "applies to continuous batching only",
+    "cfg_err_release_needs_credits": "applies only with stream credits (a request is paused only then)",
+    "cfg_err_lpm_needs_cache": (
+        "longest prefix match orders by the prefix found in the prefix cache: turn prefix caching on"),
+    "cfg_err_cache_needs_kv": "prefix caching keeps its blocks in the KV cache: give the KV cache a size",
+    "cfg_err_spec_over_budget": (
+        "verifying {tokens} draft tokens costs {cost} token-work a request, more than the token budget {budget}"),
+    "cfg_err_nano_budget": (
+        "nano-vllm prefills a preempted request's whole length in one step: the budget must hold the longest "
+        "request, {longest} tokens"),
+    "cfg_err_preset_sets": "is set by the {preset} preset (to {value})",
+    "cfg_err_preset_needs_kv": "the {preset} preset keeps its prefix cache in the KV cache: give the cache a size",
+    "cfg_err_moe_too_many": "must be at most {most}, got {value}",
+    "cfg_err_moe_top_k": "each token goes to that many distinct experts, so at most {experts}, got {value}",
+    "cfg_err_moe_devices": "the {experts} experts are split evenly over the devices: {devices} does not divide them",
+    "cfg_err_no_cuda": "CUDA is not available on this machine",
+    "cfg_err_weights_missing": "{path} is missing: train it with `python -m gpu_demo train`",
+    "cfg_err_weights_unreadable": "{path} cannot be loaded ({reason}); train it again",
+    "opt_by_preset": "Set by the {preset} preset: its own rule, not an option of this policy.",
+    "preset_kv_cache": (
+        "Its prefix cache lives in the KV cache: {blocks} blocks of {size} tokens, under “{where}” above. A cache "
+        "with no size was given room for a full batch of the longest request when the preset was chosen."),
+    "lab_utilization_note": (
+        "Budget utilization gets no verdict: it counts the token-work computed, so a policy that computes less "
+        "for the same answers (prefix caching skips the cached prompt tokens; fewer preemptions recompute less) "
+        "has less of it without serving worse. Makespan, throughput and the latencies say which serves better."),
 }

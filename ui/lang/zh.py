@@ -159,11 +159,11 @@ TEXTS = {
 
     # Tables
     "col_name": "请求",
-    "lab_ab_key": "A = {a}，B = {b}。",
+    "lab_ab_key": "P1 = {a}，P2 = {b}。",
     "col_policy": "策略",
     "card_throughput": "token/{per}",
     "card_goodput_requests": "goodput",
-    "lab_per_request_key": "每个请求两行：A = {a}，B = {b}。",
+    "lab_per_request_key": "每个请求两行：P1 = {a}，P2 = {b}。",
     "times_key": "到达、排队、TTFT 与端到端的单位为 {unit}；TPOT 为每个 token 的 {unit}。",
     "col_arrival": "到达",
     "col_prompt": "prompt",
@@ -174,7 +174,7 @@ TEXTS = {
     "col_cancel_at": "取消时刻",
     "col_text": "文本",
     "col_metric": "指标",
-    "col_change": "变化 B − A",
+    "col_change": "变化 P2 − P1",
     "col_relative": "相对变化",
     "col_verdict": "更好？",
     "col_row": "行",
@@ -216,10 +216,10 @@ TEXTS = {
     "wc_faster": "更早完成整条 trace",
     "wc_slower": "更晚完成整条 trace",
     "wc_makespan": "**{b}** 比 **{a}** {verb}：makespan {mb} 对 {ma}（{pct}）。",
-    "wc_ttft": "使用 **{b}** 后，TTFT 中位数从 {ta:g} 变为 {tb:g} {unit}。",
+    "wc_ttft": "使用 **{b}** 后，TTFT 中位数从 {ta} 变为 {tb}。",
     "wc_unit_tick": "tick",
     "wc_unit_ms": "毫秒",
-    "wc_waste": "padding 浪费：**{a}** 为 {wa}，**{b}** 为 {wb}。",
+    "wc_waste": "padding 浪费：**{a}** 为 {wa} token-work，**{b}** 为 {wb} token-work。",
     "wc_goodput": "满足全部 SLO 的请求：**{a}** 为 {ga}/{n}，**{b}** 为 {gb}/{n}。",
     "wc_requests": "使用 **{b}** 后，{total} 个请求中有 {n} 个的端到端延迟更短。",
     "wc_same": "在这条 trace 上两种策略的指标相同。",
@@ -253,21 +253,21 @@ TEXTS = {
     "preset_long_prompt": "一个长 prompt 让所有人停顿（分块 prefill）",
     "preset_long_prompt_note": (
         "在延迟模型（毫秒）下，几个对话正在 decode，一个 96 token 的文档在 60 "
-        "毫秒到达。A 在一次 iteration 里 prefill 它：每个运行中的对话都要等约 "
-        "58 毫秒才得到下一个 token（看 token 间隔 p99）。B 把它分成每块 16 个 "
+        "毫秒到达。策略 1 在一次 iteration 里 prefill 它：每个运行中的对话都要等约 "
+        "58 毫秒才得到下一个 token（看 token 间隔 p99）。策略 2 把它分成每块 16 个 "
         "token，与 decode 共享 iteration：最差间隔降到约 21 "
         "毫秒，代价是文档稍晚完成、iteration 稍多。"),
     "preset_kv_thrash": "KV 太小：超额分配与重算 vs 预留",
     "preset_kv_thrash_note": (
         "cache 只有 16 个 block（64 个 token），每个请求的 KV 会增长到 32 个 "
-        "token（8 + 25 - 1：最后一个 token 不需要 KV）。A 在接纳时全部预留：一次只跑两个，从不被抢占。B "
+        "token（8 + 25 - 1：最后一个 token 不需要 KV）。策略 1 在接纳时全部预留：一次只跑两个，从不被抢占。策略 2 "
         "超额分配：很多请求同时开始，随后 block 用完，抢占最晚到达的请求，它们要重新 "
         "prefill 整个上下文——看 KV 图上的抢占标记、重算的 token 数和被拉长的 "
         "TPOT。"),
     "preset_vip": "VIP 租户",
     "preset_vip_note": (
-        "一波免费用户请求与少量 VIP 请求（优先级 0），最多同时运行 4 个。A "
-        "按到达顺序服务；B 按优先级服务，并允许 VIP 抢占免费请求。对比按租户的表格：VIP 的 "
+        "一波免费用户请求与少量 VIP 请求（优先级 0），最多同时运行 4 个。策略 1 "
+        "按到达顺序服务；策略 2 按优先级服务，并允许 VIP 抢占免费请求。对比按租户的表格：VIP 的 "
         "TTFT 大幅下降，免费用户几乎不变。"),
     "preset_user_stop": "用户点击停止",
     "preset_user_stop_note": (
@@ -276,12 +276,12 @@ TEXTS = {
         "被浪费）；静态批处理则把它当作 padding 一直占到 batch 结束。"),
     "preset_graph_buckets": "graph bucket 为小 batch 补齐",
     "preset_graph_buckets_note": (
-        "B 用为 1、2、4、8、16、32 大小捕获的 CUDA graph 运行纯 decode "
+        "策略 2 用为 1、2、4、8、16、32 大小捕获的 CUDA graph 运行纯 decode "
         "的 iteration：5 个请求的 batch 按 8 "
         "运行。预算线之上的黄色部分就是这些白白计算的 padding 槽位。"),
     "preset_speculation": "60% 接受率的投机解码",
     "preset_speculation_note": (
-        "B 每步起草 3 个 token，目标模型以 0.6 的概率接受每一个：每步花 4 个 "
+        "策略 2 每步起草 3 个 token，目标模型以 0.6 的概率接受每一个：每步花 4 个 "
         "token-work，但提交 1 到 4 个 token，因此回答用更少的 iteration "
         "完成（看 Gantt 中的多 token 步），同时预算图被更快填满。"),
     "gen_n": "请求数",
@@ -351,9 +351,9 @@ TEXTS = {
     "cfg_slo_tpot": "SLO：TPOT 上限（{unit}，0 表示不设）",
     "cfg_slo_e2e": "SLO：端到端延迟上限（{unit}，0 表示不设）",
     "cfg_slo_help": "goodput 统计满足你设置的全部 SLO 的请求。",
-    "cfg_policy_a": "策略 A",
-    "cfg_policy_b": "策略 B",
-    "cfg_bad": "预算字段 {field}：{reason}",
+    "cfg_policy_a": "策略 1",
+    "cfg_policy_b": "策略 2",
+    "cfg_bad": "“{field}”：{reason}",
     "lab_over_budget": "以下 prompt 大于 token 预算，永远无法被接纳（没有 chunked prefill 时）。请提高预算或缩短它们：",
     "lab_results": "3 · 结果",
     "lab_run": "运行 ▶",
@@ -361,8 +361,8 @@ TEXTS = {
     "lab_stale": "自上次运行后 trace 或预算已改变：按“运行”更新结果。",
     "lab_press_run": "按“运行”开始模拟这条 trace。",
     "lab_fix_first": "请先修正上面的问题。",
-    "card_help": "B 的数值；箭头表示相对 A（{a}）的变化，绿色表示更好。",
-    "lab_overall": "整体指标：A 对比 B",
+    "card_help": "策略 2 的数值；箭头表示相对策略 1（{a}）的变化，绿色表示更好。",
+    "lab_overall": "整体指标：策略 1 对比策略 2",
     "lab_per_request": "逐请求指标",
     "dl_requests_csv": "逐请求指标（CSV）",
     "dl_overall_csv": "整体指标（CSV）",
@@ -434,9 +434,9 @@ TEXTS = {
     "lab_per_tenant": "按租户",
     "lab_per_priority": "按优先级",
     "lab_rejected": "有 {n} 个请求永远放不进 KV cache，已被拒绝：{names}。",
-    "wc_tpot": "使用 **{b}** 后，TPOT p90 从 {ta:.3g} 变为 {tb:.3g}。",
+    "wc_tpot": "使用 **{b}** 后，TPOT p90 从每 token {ta} 变为 {tb}。",
     "wc_preemptions": "抢占：**{a}** {pa} 次（重算 {ra} 个 token），**{b}** {pb} 次（重算 {rb} 个）。",
-    "cfg_hardware": "KV cache 与成本模型（A、B 相同）",
+    "cfg_hardware": "KV cache 与成本模型（两个策略相同）",
     "cfg_kv_blocks": "KV cache block 数（0 表示不限）",
     "cfg_kv_blocks_help": "分页 KV cache 的大小。持有 n 个 token 的请求需要 ceil(n / block 大小) 个 block。",
     "cfg_block_size": "每个 block 的 token 数",
@@ -481,8 +481,8 @@ TEXTS = {
     "opt_title": "调度选项",
     "opt_changed": "已修改的选项：{summary}",
     "opt_order": "队列顺序",
-    "opt_order_help": "预算、槽位和 KV 空间腾出时先接纳哪个等待中的请求。",
-    "opt_order_fcfs_skip": "FCFS，跳过放不下的（设计文档）",
+    "opt_order_help": "预算、槽位和 KV 空间腾出时先接纳哪个等待中的请求。“FCFS，跳过放不下的”是设计文档中的循环。",
+    "opt_order_fcfs_skip": "FCFS，跳过放不下的",
     "opt_order_fcfs": "FCFS，队头阻塞",
     "opt_order_priority": "优先级（值小者优先）",
     "opt_order_sjf": "最短作业优先",
@@ -500,8 +500,6 @@ TEXTS = {
     "opt_tenant_quotas_help": (
         "例如 vip=0.75, free=0.25：当有其他请求运行时，租户在一次 "
         "iteration 中的 token-work 不超过其份额。"),
-    "opt_tenant_quotas_format": "请写成逗号分隔的 租户=份额，例如 vip=0.5, free=0.5",
-    "opt_graph_buckets_format": "请写成逗号分隔的 batch 大小，例如 1, 2, 4, 8",
     "opt_timeout": "超时（0 表示不设）",
     "opt_timeout_help": "请求到达后超过这么久仍未完成就取消（cancel_at 列可以取消单个请求）。",
     "opt_chunk_size": "分块 prefill：每块 token 数（0 表示关闭）",
@@ -594,9 +592,9 @@ TEXTS = {
     "rm_stop_help": "停止运行（丢弃未完成的结果）。",
     "rm_waiting": "等待模型：另一个运行正在使用它…",
     "rm_streaming": "{name}（生成中）：",
-    "rm_running": "正在模型上运行策略 {label}…",
+    "rm_running": "正在模型上运行{label}…",
     "rm_cannot_run": "无法运行：{reason}",
-    "rm_press_run": "按“运行”，用模型在 A 和 B 下服务这些请求。",
+    "rm_press_run": "按“运行”，用模型在策略 1 和策略 2 下服务这些请求。",
     "rm_measured_note": "在 {device}（{dtype}）上实测：时间为真实毫秒。",
     "rm_tokens_per_s": "token/秒 · {label}",
     "rm_overhead": "iteration 时间的 {share} 花在模型之外（调度、组 batch）。",
@@ -614,13 +612,13 @@ TEXTS = {
         "{label}：每次 iteration 的实测时间与 profile 对该形状的预测相差 {stray}%（中位数）；"
         "其余误差来自这些偏差在整个运行中的累积。"),
     "rm_disturbed": (
-        "运行 {label} 受到了干扰：其 iteration 与 profile 相差 {stray}%（中位数），远超 profile "
+        "{label} 的运行受到了干扰：其 iteration 与 profile 相差 {stray}%（中位数），远超 profile "
         "在空闲机器上的 {quiet}% 波动。有其他程序在占用 CPU（其他会话，或与服务器同机的浏览器），"
         "因此其实测时间参考价值不大；请在机器空闲时重跑。"),
     "rm_measured": "实测",
     "rm_predicted": "预测",
     "rm_error": "误差",
-    "rm_outputs": "模型生成的内容（策略 B）",
+    "rm_outputs": "模型生成的内容（策略 2）",
 
     # Input problems (the codes of sim.trace.trace.MESSAGES)
     "prob_empty": "为空",
@@ -717,7 +715,7 @@ TEXTS = {
         "\n\n- 排除了哪些 **warm-up** 运行；\n- **请求长度分布**（prompt "
         "与输出）；\n- **并发上限**（最大运行序列数）；\n- **调度预算**（token "
         "预算、KV 容量）；\n- **采样**设置；\n- 延迟中是否计入 "
-        "**streaming**。\n\n实验室天然保证 A 和 B 使用同一条 trace、同一组预算。"),
+        "**streaming**。\n\n实验室天然保证两个策略使用同一条 trace、同一组预算。"),
 
     # What it costs (the cost lesson)
     "nav_costs": "代价",
@@ -1020,12 +1018,12 @@ TEXTS = {
     "rm_source_slow_reader": "客户端读得慢",
     "rm_source_disconnect": "客户端断开",
     "rm_scenario_slow_reader": (
-        "请求 2 的客户端每秒读 {rate} 个 token，比模型生成得慢。策略 B 设有 {credits} 个流式额度：每当请求 2 有 "
-        "{credits} 个 token 未读，引擎就暂停它，期间它保留槽位和 KV 块（B 的甘特图中的暂停段）。策略 A 不设额度："
+        "请求 2 的客户端每秒读 {rate} 个 token，比模型生成得慢。策略 2 设有 {credits} 个流式额度：每当请求 2 有 "
+        "{credits} 个 token 未读，引擎就暂停它，期间它保留槽位和 KV 块（策略 2 的甘特图中的暂停段）。策略 1 不设额度："
         "服务器一路生成，把客户端没读的先缓冲起来。"),
     "rm_scenario_disconnect": (
         "请求 2 的客户端在到达后第 {after} 次迭代时离开：引擎在下一个迭代边界停止它，立即释放其槽位和 KV 块；"
-        "正在进行的那次迭代生成的 token 永远不会送达（浪费）。A 用静态批处理，B 用连续批处理。"),
+        "正在进行的那次迭代生成的 token 永远不会送达（浪费）。策略 1 用静态批处理，策略 2 用连续批处理。"),
     "opt_short_stream_credits": "流式额度 {value}",
     "opt_short_release_paused": "暂停即让出",
     "cost_col_figure": "指标",
@@ -1066,10 +1064,10 @@ TEXTS = {
         "**{label}** · 自推测解码：由模型自己的第一层每步起草 {k} 个 token，再由整个模型在批量前向中验证。"
         "起草的 {proposed} 个 token 中接受了 {accepted} 个：**{rate}**。下面模拟器的预测按这个接受率画出每一步。"),
     "rm_spec_none": "{label}：没有起草任何 token（每一步都生成了某个请求的最后一个 token）。",
-    "rm_spec_to_lab": "把策略 {label} 和接受率 {rate} 交给实验室",
+    "rm_spec_to_lab": "把这个策略和接受率 {rate} 交给实验室的{label}",
     "rm_spec_to_lab_help": (
-        "trace 实验室的策略 {label} 改为这个策略，接受率用这里实测的值，模拟器就会画出与这次运行相同的推测解码。"),
-    "rm_spec_in_lab": "实验室的策略 {label} 现在每步起草 {k} 个 token，接受率 {rate}。",
+        "trace 实验室的{label}改为这个策略，接受率用这里实测的值，模拟器就会画出与这次运行相同的推测解码。"),
+    "rm_spec_in_lab": "实验室的{label}现在每步起草 {k} 个 token，接受率 {rate}。",
     "rm_swap_title": "{label} · KV 块换出换入的复制（实测）",
     "rm_swap_out": "复制到主机内存",
     "rm_swap_in": "复制回来",
@@ -1094,7 +1092,7 @@ TEXTS = {
         "执行（超过最大档位，或含推测解码步骤）。为 graph 付出的补齐：{padding} 行，占 decode 行数的 {share}。"),
 
     # -- MoE routing --
-    "moe_settings": "MoE 路由（模拟；A、B 相同）",
+    "moe_settings": "MoE 路由（模拟；两个策略相同）",
     "moe_simulated_only": (
         "仅为模拟：真实模型页面上的小型 Transformer 是稠密模型，没有专家。专家数大于 0 时，每次迭代的 token"
         "（prefill token 与 decode token-work，不含填充）都按种子路由，每个 token 去往 top-k 个不同的专家，"
@@ -1182,7 +1180,7 @@ TEXTS = {
     "opt_preset_nano_vllm": "nano-vllm",
     "opt_preset_vllm_v1": "vLLM v1",
     "opt_preset_sglang": "SGLang",
-    "opt_preset_trt_guaranteed_no_evict": "TensorRT-LLM，保证不驱逐",
+    "opt_preset_trt_guaranteed_no_evict": "TRT-LLM，保证不驱逐",
     "opt_short_preset": "{value}",
     "preset_about_nano_vllm": (
         "nano-vllm（提交 9e8507ef）：每一步要么预填充要么解码，从不混合；严格按到达顺序；最大序列数限制每一"
@@ -1209,19 +1207,19 @@ TEXTS = {
     "preset_shared_prefix": "共享前缀（前缀缓存）",
     "preset_shared_prefix_note": (
         "每个对话都以同一段 48 个 token 的系统提示开头，每一轮都会重发上一轮的提示（hash_ids 列标出共享的块"
-        "，与 Mooncake 的 trace 相同）。B 启用了前缀缓存：看它甘特图中的星号（在缓存中找到、无需预填充的 "
+        "，与 Mooncake 的 trace 相同）。策略 2 启用了前缀缓存：看它甘特图中的星号（在缓存中找到、无需预填充的 "
         "token）、命中率，以及 TTFT 的下降。"),
 
     "rm_source_shared_prompt": "共享同一系统提示",
     "rm_scenario_shared_prompt": (
         "八个问题每次迭代到达一个，前面都是同一条系统消息“{system}”：每个提示都以相同的字节开头（套用对话模板时，"
-        "模板头也相同）。策略 B 开启前缀缓存：第一个请求计算共享的块，之后的请求在缓存中找到它们，直接读取同一批 "
-        "KV 块（两张块表里是相同的块编号），只预填充自己的问题。策略 A 每次都预填充整个提示。"),
+        "模板头也相同）。策略 2 开启前缀缓存：第一个请求计算共享的块，之后的请求在缓存中找到它们，直接读取同一批 "
+        "KV 块（两张块表里是相同的块编号），只预填充自己的问题。策略 1 每次都预填充整个提示。"),
     "rm_prefix": (
         "**{label}**：在查询的 **{queried}** 个提示 token 中，前缀缓存命中 **{hit}** 个（**{rate}**），"
         "因此模型只预填充了 {prefilled} 个 token。"),
     "rm_prefix_ttft": (
-        "实测 TTFT p50：无缓存（{without}）**{before} ms**，有缓存（{cached}）**{after} ms**，{change}："
+        "实测 TTFT p50：无缓存（{without}）**{before}**，有缓存（{cached}）**{after}**，{change}："
         "命中前缀的请求只需预填充新增的部分。"),
     "m_prefix_hit_rate": "前缀缓存命中率（提示 token）",
 
@@ -1330,4 +1328,59 @@ TEXTS = {
         "模型是字节级的：它 prefill 的正是下面这些字节，一个字节一个 token，模板标记也不例外。"
         "课堂 BPE 的计数只作对比：这个模型读不了 BPE token。"),
     "rm_prefilled_one": "{name} · prefill 了 {bytes} 个字节 · {bpe} 个 BPE token",
+
+    # -- Errors in the page's words, the two policies' names, what a preset sets (issue 26) --
+    "policy_short_a": "P1",
+    "policy_short_b": "P2",
+    "cfg_policy_bad": "{policy}：{problem}",
+    "cfg_field_policy": "批处理方式",
+    "cfg_field_slo": "SLO 设置",
+    "cfg_field_weights": "模型权重",
+    "cfg_c_token": "c_token（毫秒/token 行）",
+    "cfg_c_seq": "c_seq（毫秒/序列）",
+    "cfg_c_key": "c_key（毫秒/序列 × KV 跨度）",
+    "cfg_c_cell": "c_cell（毫秒/序列 × 块长 × KV 跨度）",
+    "cfg_err_whole": "必须是不小于 {low} 的整数，实际为 {value}",
+    "cfg_err_at_least": "必须是不小于 {low} 的数，实际为 {value}",
+    "cfg_err_above": "必须是大于 {low} 的数，实际为 {value}",
+    "cfg_err_at_least_at_most": "必须是 {low} 到 {high} 之间的数，实际为 {value}",
+    "cfg_err_above_at_most": "必须大于 {low} 且不超过 {high}，实际为 {value}",
+    "cfg_err_choice": "必须是 {choices} 之一，实际为 {value}",
+    "cfg_err_no_time_linear": "一次 iteration 必须耗费一些时间：c0、c_prefill、c_decode 至少一个要大于 0",
+    "cfg_err_no_time_profile": "一次 iteration 必须耗费一些时间：c0、c_token、c_seq 至少一个要大于 0",
+    "cfg_err_not_slo": "必须是 SLO 设置",
+    "cfg_err_not_cost_model": "必须是成本模型",
+    "cfg_err_not_moe": "必须是 MoE 设置",
+    "cfg_err_not_bool": "只能是开或关",
+    "cfg_err_quota_pairs": "必须是 租户=份额 的配对",
+    "cfg_err_quota_name": "租户名必须是文本，实际为 {value}",
+    "cfg_err_quota_twice": "同一个租户出现了两次",
+    "cfg_err_quota_list": "请写成逗号分隔的 租户=份额，例如 vip=0.5, free=0.5",
+    "cfg_err_buckets_whole": "必须是不小于 1 的整数",
+    "cfg_err_buckets_order": "必须递增，每个大小只出现一次",
+    "cfg_err_bucket_list": "请写成逗号分隔的 batch 大小，例如 1, 2, 4, 8",
+    "cfg_err_continuous_only": "只适用于连续批处理",
+    "cfg_err_release_needs_credits": "只在设置了流式额度时适用（只有那时请求才会被暂停）",
+    "cfg_err_lpm_needs_cache": "最长前缀匹配按前缀缓存中找到的前缀排序：请打开前缀缓存",
+    "cfg_err_cache_needs_kv": "前缀缓存把它的 block 放在 KV cache 里：请给 KV cache 设定大小",
+    "cfg_err_spec_over_budget": (
+        "验证 {tokens} 个草稿 token 每个请求要花 {cost} 个 token-work，超过了 token 预算 {budget}"),
+    "cfg_err_nano_budget": (
+        "nano-vllm 在一步之内 prefill 被抢占请求的全部长度：预算必须容得下最长的请求，即 {longest} 个 token"),
+    "cfg_err_preset_sets": "由 {preset} 预设决定（为 {value}）",
+    "cfg_err_preset_needs_kv": "{preset} 预设把前缀缓存放在 KV cache 里：请给 KV cache 设定大小",
+    "cfg_err_moe_too_many": "最多为 {most}，实际为 {value}",
+    "cfg_err_moe_top_k": "每个 token 发往这么多个不同的专家，所以最多为 {experts}，实际为 {value}",
+    "cfg_err_moe_devices": "{experts} 个专家要平均分到各个设备上：{devices} 不能整除它",
+    "cfg_err_no_cuda": "这台机器上没有可用的 CUDA",
+    "cfg_err_weights_missing": "缺少 {path}：请用 `python -m gpu_demo train` 训练",
+    "cfg_err_weights_unreadable": "无法加载 {path}（{reason}）；请重新训练",
+    "opt_by_preset": "由 {preset} 预设决定：这是它自己的规则，不是这个策略的选项。",
+    "preset_kv_cache": (
+        "它的前缀缓存放在 KV cache 里：{blocks} 个 block，每个 {size} 个 token，见上方“{where}”。选择该预设时，"
+        "若 KV cache 没有设定大小，会给它一个能容纳最长请求整批运行的大小。"),
+    "lab_utilization_note": (
+        "预算利用率不评判好坏：它统计的是实际计算的 token-work，一个为同样的回答计算得更少的策略（前缀缓存跳过"
+        "已缓存的 prompt token；抢占更少，重算也更少）利用率更低，但服务并不更差。哪个服务得更好，看 makespan、"
+        "吞吐和各项延迟。"),
 }

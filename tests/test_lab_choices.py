@@ -1,0 +1,161 @@
+"""The trace lab does what the user chose (issue 26): a preset loads whole, its edits and errors gone; an engine
+preset that keeps a prefix cache runs at once and its options show what it sets; errors are in the page's language
+and name the field by its label; the results say their units, name the policies Policy 1 and Policy 2, and judge
+no metric worse that is not."""
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+from sim.core.config import Config, CostModel, Policy
+from sim.core.engine import simulate
+from sim.core.kv import blocks_for
+from sim.core.presets import decided
+from sim.trace.trace import SEED_CSV, read_csv
+from ui import lab_state
+from ui.numbers import quantity
+from ui.presets import PRESETS
+from ui.scenario import Scenario, encode
+from ui.strings import STRINGS
+
+APP = str(Path(__file__).resolve().parents[1] / "classroom.py")
+EDIT = {"edited_rows": {2: {"prompt": -2}}, "added_rows": [], "deleted_rows": []}
+
+
+def open_lab(lang: str = "en", link: str | None = None) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.session_state["lang"] = lang
+    at.run()
+    at.switch_page("pages/trace_lab.py")
+    if link:
+        at.query_params["s"] = link
+    return at.run()
+
+
+def editor_key(at: AppTest) -> str:
+    """lab_state.editor_key of the app's session (the test's own has none)."""
+    restarts = at.session_state[lab_state.RESTARTS] if lab_state.RESTARTS in at.session_state else 0
+    return f"{lab_state.EDITOR}_{restarts}" if restarts else lab_state.EDITOR
+
+
+def editor(at: AppTest):
+    return next(d for d in at.dataframe if d.proto.id.endswith("-" + editor_key(at)))
+
+
+def test_loading_the_same_preset_again_drops_the_edits_and_their_errors():
+    at = open_lab()
+    at.session_state[lab_state.EDITOR] = EDIT
+    at.run()
+    assert at.error and list(at.session_state[lab_state.CURRENT]["prompt"]) == [4, 2, -2]
+    before = editor(at).proto.id
+    at.button(key="preset_load").click().run()  # the preset shown is the one the lab started from
+    assert not at.exception and not at.error
+    assert at.session_state[lab_state.CURRENT].equals(lab_state.frame(PRESETS["seed"].build()))
+    # A browser keeps an editor's edits while the page draws the same editor: this one is new, with none.
+    assert editor(at).proto.id != before and not any(dict(at.session_state[editor_key(at)]).values())
+    at.number_input(key="w_lab_token_budget").set_value(9).run()  # the next change: the error stays away
+    assert not at.error and list(at.session_state[lab_state.CURRENT]["prompt"]) == [4, 2, 3]
+
+
+def test_loading_another_table_keeps_the_editors_key():
+    """Only the same table needs a new editor (another one is a new widget anyway): the key stays as tests and the
+    browser know it."""
+    at = open_lab()
+    at.session_state[lab_state.EDITOR] = EDIT
+    at.run()
+    at.selectbox(key="preset_choice").set_value("bursty").run()
+    at.button(key="preset_load").click().run()
+    assert editor_key(at) == lab_state.EDITOR and not at.error
+
+
+def open_options(at: AppTest, side: str = "b") -> AppTest:
+    at.session_state[f"w_lab_policy_{side}_options"] = True  # the expander's state: open
+    return at.run()
+
+
+def test_an_engine_preset_that_caches_prefixes_gets_a_kv_cache_and_runs_at_once():
+    at = open_options(open_lab())
+    assert not at.session_state["lab_settings"].kv_blocks  # "unlimited": no size
+    at.selectbox(key="w_lab_policy_b_preset").set_value("vllm-v1").run()
+    assert not at.exception and not at.error
+    settings, trace = at.session_state["lab_settings"], read_csv(SEED_CSV)
+    longest = max(r.prompt + r.output - 1 for r in trace.requests)  # the KV a request holds at most
+    running = Config(settings.token_budget).seq_limit
+    assert settings.kv_blocks == running * blocks_for(longest, settings.block_size)  # a full batch of the longest
+    assert at.number_input(key="w_lab_kv_blocks").value == settings.kv_blocks  # shown where it is set
+    assert any(f"{settings.kv_blocks} blocks of {settings.block_size} tokens" in c.value for c in at.caption)
+    ran = at.session_state[lab_state.RAN]
+    assert ran.policy_b.preset == "vllm-v1" and ran.config.kv_blocks == settings.kv_blocks
+
+
+def test_the_options_a_preset_sets_show_its_values_and_the_policy_keeps_none_of_its_own():
+    at = open_options(open_lab())
+    at.selectbox(key="w_lab_policy_b_order").set_value("sjf").run()
+    at.selectbox(key="w_lab_policy_b_preset").set_value("sglang").run()
+    budget = at.session_state["lab_settings"].token_budget
+    for name, value in decided("sglang", budget).items():
+        shown = lab_state.widget_value(name, value)
+        widget = at.get("selectbox") + at.get("checkbox") + at.get("number_input")
+        found = [w for w in widget if w.key == f"w_lab_policy_b_{name}_by_sglang_{shown}"]
+        assert len(found) == 1 and found[0].value == shown and found[0].disabled, name
+    assert at.session_state["lab_settings"].policy_b == Policy(preset="sglang")  # order sjf gave way to sglang's
+    assert not at.error and at.session_state[lab_state.RAN].policy_b == Policy(preset="sglang")
+
+
+def test_a_kv_cache_set_to_none_under_such_a_preset_is_named_by_its_label_and_policy():
+    at = open_options(open_lab())
+    at.selectbox(key="w_lab_policy_b_preset").set_value("nano-vllm").run()
+    at.number_input(key="w_lab_kv_blocks").set_value(0).run()
+    assert [e.value.replace("\\", "") for e in at.error] == [  # (markdown escapes)
+        "Policy 2: “KV cache blocks (0 = unlimited)”: the nano-vllm preset keeps its prefix cache in the KV cache: "
+        "give the cache a size"]
+
+
+def test_errors_are_in_the_pages_language_and_name_the_field_by_its_label():
+    """A link with an engine preset and no KV cache, opened on the Chinese page (AppTest formats choices in English
+    after a run, so the page is read as it first draws)."""
+    code = encode(Scenario(read_csv(SEED_CSV), Config(8), Policy(batching="static"), Policy(preset="vllm-v1")))
+    at = open_lab("zh", code)
+    assert not at.exception
+    zh = {key: entry["zh"] for key, entry in STRINGS.items()}
+    assert [e.value for e in at.error] == [f"{zh['cfg_policy_b']}：“{zh['cfg_kv_blocks']}”："
+                                           + zh["cfg_err_preset_needs_kv"].format(preset="vLLM v1")]
+    assert not any("kv_blocks" in e.value or "vllm-v1" in e.value for e in at.error)
+
+
+def test_nano_vllms_budget_rule_is_checked_on_the_longest_request_not_the_first():
+    at = open_options(open_lab())
+    last = read_csv(SEED_CSV).requests[-1]
+    output = 3 * at.session_state["lab_settings"].token_budget  # the last request alone outgrows the budget
+    at.session_state["trace"] = {"edited_rows": {2: {"output": output}}, "added_rows": [], "deleted_rows": []}
+    at.run()
+    at.selectbox(key="w_lab_policy_b_preset").set_value("nano-vllm").run()
+    assert not at.exception
+    assert any("nano-vllm prefills a preempted request's whole length" in e.value
+               and f"{last.prompt + output - 1} tokens" in e.value for e in at.error)
+
+
+def test_the_summary_says_units_and_the_tables_name_the_policies_1_and_2():
+    code = encode(Scenario(read_csv(SEED_CSV), Config(8, cost=CostModel("linear", c0=400.0)), Policy("static"),
+                           Policy()))
+    at = open_lab(link=code)  # iterations of about 400 ms: a makespan of seconds
+    ran = at.session_state[lab_state.RAN]
+    static, continuous = (simulate(ran.trace, ran.config, policy).makespan for policy in (ran.policy_a, ran.policy_b))
+    sentences = next(m.value for m in at.markdown if m.value.startswith("- "))
+    assert f"makespan {quantity(continuous, 'ms')} vs {quantity(static, 'ms')}" in sentences
+    assert quantity(static, "ms").endswith(" s") and "Median TTFT moves from" in sentences
+    assert "Policy 2 · Continuous batching" in sentences and "Policy 1 · Static batching" in sentences
+    overall = next(d.value for d in at.dataframe if "metric" in d.value.columns)
+    assert list(overall.columns[1:4]) == ["P1", "P2", "change P2 − P1"]
+    assert any(m.label.endswith(" · P2") for m in at.metric)
+    assert at.selectbox(key="w_lab_policy_a_batching").label == "Policy 1"
+
+
+def test_utilization_is_not_judged_worse_when_prefix_caching_computes_less():
+    at = open_lab()
+    at.selectbox(key="preset_choice").set_value("shared_prefix").run()
+    at.button(key="preset_load").click().run()
+    overall = next(d.value for d in at.dataframe if "metric" in d.value.columns).set_index("metric")
+    utilization = overall.loc["budget utilization (%)"]
+    assert utilization["P2"] < utilization["P1"] and utilization["better?"] == ""  # less computed: no 🔻
+    assert overall.loc["prefix cache hit rate (prompt tokens) (%)", "better?"] == "✅"
+    assert any("Budget utilization gets no verdict" in c.value for c in at.caption)
