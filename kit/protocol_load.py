@@ -145,9 +145,8 @@ class Student:
     def error(self, where: str, what: str) -> None:
         self.report.errors.append(f"session {self.i}, {where}: {what}")
 
-    async def run(self, where: str, *, page: str = "", page_name: str = "", triggers: tuple[str, ...] = (),
-                  timeout: float = PAGE_TIMEOUT) -> tuple[float, Shown]:
-        """Send one rerun as the frontend does and read its messages up to its script_finished."""
+    async def send(self, *, page: str = "", page_name: str = "", triggers: tuple[str, ...] = ()) -> None:
+        """Send one rerun as the frontend does."""
         if page and page != self.page:
             self.query, self.chosen = "", {}  # a sidebar click leaves the page's query string and widgets behind
         msg = BackMsg()
@@ -159,8 +158,13 @@ class Student:
         context = state.context_info
         context.locale, context.timezone, context.timezone_offset, context.color_scheme = "en-US", "UTC", 0, "light"
         context.url, context.is_embedded = f"{self.base}/{path}" + (f"?{self.query}" if self.query else ""), False
-        shown, start = Shown(), time.perf_counter()
         await self.ws.send(msg.SerializeToString())
+
+    async def run(self, where: str, *, page: str = "", page_name: str = "", triggers: tuple[str, ...] = (),
+                  timeout: float = PAGE_TIMEOUT) -> tuple[float, Shown]:
+        """Send one rerun as the frontend does and read its messages up to its script_finished."""
+        shown, start = Shown(), time.perf_counter()
+        await self.send(page=page, page_name=page_name, triggers=triggers)
         try:
             async with asyncio.timeout(timeout):
                 while (status := await self._read(where, shown)) != ForwardMsg.FINISHED_SUCCESSFULLY:
@@ -184,6 +188,7 @@ class Student:
         elif kind == "new_session":
             self.page = forward.new_session.page_script_hash
         elif kind == "navigation":  # by title, matched as a click on a link's name is (a page run alone lists files)
+            self.page = forward.navigation.page_script_hash  # the page shown, however it was asked for (by its URL)
             self.pages = {p.page_name.casefold(): p.page_script_hash for p in forward.navigation.app_pages}
             self.paths = {p.page_script_hash: p.url_pathname for p in forward.navigation.app_pages}
         elif kind == "page_info_changed":
@@ -263,7 +268,7 @@ def _xsrf(base: str) -> str:
     return cookie[XSRF].value if XSRF in cookie else ""
 
 
-async def _socket(base: str):
+async def session_socket(base: str):
     """The socket a browser tab opens, with the XSRF cookie and token."""
     token = await asyncio.to_thread(_xsrf, base)
     # max_queue=None: read everything as it comes, as a browser does, never pushing back on the server's queue
@@ -276,7 +281,7 @@ async def _first_visit(base: str, i: int, report: ProtocolReport) -> None:
     """Odd sessions open their share link (the lab, whose first run imports pandas), even ones the home page
     (whose Gantt charts check their values against pandas): what a class does with the teacher's links."""
     try:
-        async with await _socket(base) as ws:
+        async with await session_socket(base) as ws:
             student = Student(ws, base, i, report)
             if i % 2:
                 await student.open_link()
@@ -303,7 +308,7 @@ async def _session(base: str, i: int, report: ProtocolReport, pace: Pace) -> Non
     pauses, opened = pace.pauses(i), time.perf_counter()
     where = SHARE_LINK
     try:
-        async with await _socket(base) as ws:
+        async with await session_socket(base) as ws:
             student = Student(ws, base, i, report)
             await student.open_link()
             for step, (link, _) in enumerate(WALK * pace.rounds):

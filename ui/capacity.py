@@ -6,7 +6,7 @@ import hashlib
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
-from concurrent.futures import Executor
+from concurrent.futures import CancelledError, Executor
 from concurrent.futures.process import BrokenProcessPool
 
 import pandas as pd
@@ -14,6 +14,7 @@ import streamlit as st
 
 from sim.core.config import KV_ADMISSION, ORDERS, POLICIES, PREEMPT, SLO, Config, ConfigError, CostModel, Policy
 from sim.report.sweep import Entry, sweep, worker_pool
+from sim.report.sweep import stop_pool as stop_workers
 from sim.trace.generate import Uniform, generate, shared_prefix
 from sim.trace.trace import Trace
 
@@ -190,10 +191,31 @@ def entries(table: pd.DataFrame, first_token: str, slo: SLO, cost: CostModel | N
     return out, problems
 
 
-@st.cache_resource
-def _shared() -> tuple[OrderedDict, threading.Lock, list[Executor | None]]:
-    """One results cache, its lock and one pool of worker processes for every user of this server."""
+@st.cache_resource(show_spinner=False)
+def _shared() -> tuple[OrderedDict, threading.Lock, list[Executor | str | None]]:
+    """One results cache, its lock and one pool of worker processes for every user of this server (app.py starts
+    the pool before the first session and stops it with the server; a page starts one under another server)."""
     return OrderedDict(), threading.Lock(), [None]
+
+
+STOPPED = "stopped"  # the pool's place once the server stopped it: no sweep starts, the running ones end
+
+
+def start_pool() -> None:
+    """The shared worker processes, started at the server's start, outside any page run (see worker_pool)."""
+    _, lock, pool = _shared()
+    with lock:
+        if pool[0] is None:
+            pool[0] = worker_pool()
+
+
+def stop_pool() -> None:
+    """The server stops: so do the worker processes, and the sweeps running in them."""
+    _, lock, pool = _shared()
+    with lock:
+        running, pool[0] = pool[0], STOPPED
+    if running not in (None, STOPPED):
+        stop_workers(running)
 
 
 def _digest(*parts: object) -> str:
@@ -203,7 +225,8 @@ def _digest(*parts: object) -> str:
 def run_sweep(trace: Trace, chosen: list[Entry], parameter: str, values: list,
               progress: Callable[[int, int], None]) -> list[dict]:
     """The sweep's rows, from the cache when anyone ran the same inputs; else computed in the shared worker
-    processes (the web server's own thread only waits), or in this process if the pool cannot start."""
+    processes (the web server's own thread only waits), or in this process if the pool cannot start. Once the
+    server stops its pool, the run ends (st.stop) instead."""
     cache, lock, pool = _shared()
     key = _digest(trace.requests, chosen, parameter, values)
     with lock:
@@ -212,11 +235,18 @@ def run_sweep(trace: Trace, chosen: list[Entry], parameter: str, values: list,
             return cache[key]
         if pool[0] is None:
             pool[0] = worker_pool()
+        workers = pool[0]
+    if workers is STOPPED:
+        st.stop()
     try:
-        rows = sweep(trace, chosen, parameter, values, progress=progress, pool=pool[0])
-    except (BrokenProcessPool, OSError):
+        rows = sweep(trace, chosen, parameter, values, progress=progress, pool=workers)
+    except (BrokenProcessPool, CancelledError, OSError):
         with lock:
-            pool[0] = None
+            stopping = pool[0] is STOPPED
+            if not stopping:
+                pool[0] = None
+        if stopping:
+            st.stop()
         rows = sweep(trace, chosen, parameter, values, workers=1, progress=progress)
     with lock:
         cache[key] = rows
