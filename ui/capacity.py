@@ -13,13 +13,13 @@ import pandas as pd
 import streamlit as st
 
 from sim.core.config import KV_ADMISSION, ORDERS, POLICIES, PREEMPT, SLO, Config, ConfigError, CostModel, Policy
-from sim.report.sweep import Entry, sweep, worker_pool
+from sim.report.sweep import Entry, parse_values, sweep, worker_pool
 from sim.report.sweep import stop_pool as stop_workers
 from sim.trace.generate import Uniform, generate, shared_prefix
 from sim.trace.trace import Trace
 
 from .i18n import t
-from .lab_state import WIDGET
+from .lab_state import WIDGET, LabSettings
 from .text import md_escape
 
 MAX_POLICIES = 4
@@ -220,6 +220,16 @@ def stop_pool() -> None:
 
 def _digest(*parts: object) -> str:
     return hashlib.sha256(repr(parts).encode()).hexdigest()
+
+
+def first_sweep() -> tuple[Trace, list[Entry], str, list]:
+    """What the page sweeps on a first visit, as its settings stand before anyone touches them: the default trace
+    and policies (labelled in the current language) over the default range of the default parameter."""
+    slo = SLO(*(SETTINGS[f"sw_slo_{name}"] or None for name in ("ttft", "tpot", "e2e")))
+    chosen, _ = entries(default_policies(), SETTINGS["sw_first"], slo, prefix_block=LabSettings().prefix_block)
+    parameter = SETTINGS["sw_parameter"]
+    low, high, points = (SETTINGS[f"sw_{end}_{parameter}"] for end in ("low", "high", "points"))
+    return default_trace(), chosen, parameter, parse_values(parameter, f"{low}:{high}:{points}")
 
 
 def run_sweep(trace: Trace, chosen: list[Entry], parameter: str, values: list,
