@@ -1,5 +1,5 @@
-"""What the browser tests and the benchmarks share: Debian's Chromium and a `streamlit run` server, started in its own
-process group and ended with it."""
+"""What the browser tests and the benchmarks share: Debian's Chromium, a `streamlit run` server and serve.py's class of
+servers behind nginx, each started in its own process group and ended with it."""
 from __future__ import annotations
 
 import os
@@ -56,6 +56,11 @@ def group_processes(group: int) -> list[str]:
     return [f"{pid} {command}" for pid, state, _, pgrp, command in _processes() if pgrp == group and state != "Z"]
 
 
+def child_groups(pid: int) -> set[int]:
+    """The process groups of `pid`'s children (serve.py starts each server and nginx in a group of its own)."""
+    return {group for _, state, parent, group, _ in _processes() if parent == pid and state != "Z"}
+
+
 def kill_group(group: int) -> None:
     """SIGKILL to whatever is left of a process group."""
     try:
@@ -109,3 +114,20 @@ def streamlit_server(start_timeout: float = 60) -> Iterator[str]:
     and its group afterwards."""
     with app_server(start_timeout) as server:
         yield server.base
+
+
+@contextmanager
+def served_class(workers: int, start_timeout: float = 180, logs: Path | None = None) -> Iterator[Server]:
+    """`python serve.py --workers N`: N servers behind nginx on a free port of 127.0.0.1, its logs in `logs`. At the
+    end, whatever is left of the servers' and nginx's own process groups is killed too."""
+    port = free_port()
+    command = [sys.executable, "serve.py", "--workers", str(workers), "--address", "127.0.0.1", "--port", str(port)]
+    groups: set[int] = set()
+    try:
+        with started(command + (["--logs", str(logs)] if logs else []), f"http://127.0.0.1:{port}",
+                     start_timeout) as server:
+            groups = child_groups(server.process.pid)
+            yield server
+    finally:
+        for group in groups:
+            kill_group(group)

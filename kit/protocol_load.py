@@ -9,8 +9,9 @@ a delta is crosstalk; each visit to the lab must show the session's own trace (n
 tests/test_protocol_load.py (a few sessions in a rush) and bench/protocol_load.py (forty, rushed and paced).
 
 The protocol, as the frontend speaks it (streamlit/web/server/starlette/starlette_websocket.py, app_session.py):
-- GET /_stcore/health sets the `_streamlit_xsrf` cookie; the socket to /_stcore/stream sends it back, and its
-  token as the second entry of the "streamlit" subprotocol header, from the page's own Origin.
+- GET /_stcore/health sets the `_streamlit_xsrf` cookie (and a proxy in front may set its own); the socket to
+  /_stcore/stream sends them all back, and the XSRF token as the second entry of the "streamlit" subprotocol
+  header, from the page's own Origin.
 - Every run is one `rerun_script` BackMsg holding a ClientState: the address bar's query string, the widget
   values the student set on the page shown (a click is a one-shot trigger), the page (by `page_name`, the URL
   path, when a link is opened; by `page_script_hash`, from the `navigation` ForwardMsg, on a sidebar click,
@@ -259,22 +260,24 @@ class Student:
             self.error(where, f"the lab's editor holds {shown.tables.get('trace')}, not its own {self.own}")
 
 
-def _xsrf(base: str) -> str:
-    """The XSRF cookie the health check sets, as the frontend's first request gets it."""
+def _cookies(base: str) -> dict[str, str]:
+    """The cookies the health check sets, as the frontend's first request gets them: Streamlit's XSRF cookie, and
+    any a proxy in front sets (serve.py's nginx keeps a browser on one server by its cookie)."""
     with urllib.request.urlopen(f"{base}/_stcore/health", timeout=PAGE_TIMEOUT) as answer:
         cookie = SimpleCookie()
         for header in answer.headers.get_all("Set-Cookie") or []:
             cookie.load(header)
-    return cookie[XSRF].value if XSRF in cookie else ""
+    return {name: morsel.value for name, morsel in cookie.items()}
 
 
 async def session_socket(base: str):
-    """The socket a browser tab opens, with the XSRF cookie and token."""
-    token = await asyncio.to_thread(_xsrf, base)
+    """The socket a browser tab opens, with the cookies it was given and the XSRF token."""
+    cookies = await asyncio.to_thread(_cookies, base)
+    token = cookies.get(XSRF, "")
     # max_queue=None: read everything as it comes, as a browser does, never pushing back on the server's queue
     return connect(f"ws{base.removeprefix('http')}/_stcore/stream", subprotocols=["streamlit", token], origin=base,
-                   additional_headers={"Cookie": f"{XSRF}={token}"}, max_size=None, max_queue=None,
-                   ping_interval=None, open_timeout=PAGE_TIMEOUT)
+                   additional_headers={"Cookie": "; ".join(f"{name}={value}" for name, value in cookies.items())},
+                   max_size=None, max_queue=None, ping_interval=None, open_timeout=PAGE_TIMEOUT)
 
 
 async def _first_visit(base: str, i: int, report: ProtocolReport) -> None:
