@@ -117,15 +117,17 @@ def streamlit_server(start_timeout: float = 60) -> Iterator[str]:
 
 
 @contextmanager
-def served_class(workers: int, start_timeout: float = 180, logs: Path | None = None) -> Iterator[Server]:
-    """`python serve.py --workers N`: N servers behind nginx on a free port of 127.0.0.1, its logs in `logs`. At the
-    end, whatever is left of the servers' and nginx's own process groups is killed too."""
+def served_class(workers: int, start_timeout: float = 180, logs: Path | None = None,
+                 remote: tuple[str, ...] = ()) -> Iterator[Server]:
+    """`python serve.py --workers N`: N servers (and the `remote` ones, host:port) behind nginx on a free port of
+    127.0.0.1, its logs in `logs`. At the end, whatever is left of the servers' and nginx's own process groups is
+    killed too."""
     port = free_port()
-    command = [sys.executable, "serve.py", "--workers", str(workers), "--address", "127.0.0.1", "--port", str(port)]
+    command = [sys.executable, "serve.py", "--workers", str(workers), "--address", "127.0.0.1", "--port", str(port),
+               *(["--logs", str(logs)] if logs else []), *(f"--remote={address}" for address in remote)]
     groups: set[int] = set()
     try:
-        with started(command + (["--logs", str(logs)] if logs else []), f"http://127.0.0.1:{port}",
-                     start_timeout) as server:
+        with started(command, f"http://127.0.0.1:{port}", start_timeout) as server:
             groups = child_groups(server.process.pid)
             yield server
     finally:

@@ -1,7 +1,8 @@
 """serve.py: a class of servers behind nginx. Two servers serve protocol sessions through nginx's one address; each
 browser (its cookie) stays on one server, its health check and its websocket alike; both servers get browsers and
 share one cookie secret; SIGTERM stops nginx and both servers, their sweep workers included, leaving no process
-behind. Skips only where nginx is not installed (.ci/run installs it)."""
+behind. A server started elsewhere joins with --remote. Skips only where nginx is not installed (.ci/run installs
+it)."""
 import re
 import signal
 import time
@@ -10,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from kit.browser_kit import ServerError, child_groups, group_processes, served_class
+from kit.browser_kit import ServerError, app_server, child_groups, group_processes, served_class
 from kit.protocol_load import HOME, SHARE_LINK, cold_rush
 from serve import NGINX, SECRET_ENV
 
@@ -66,5 +67,18 @@ def test_two_servers_behind_nginx_keep_each_browser_on_one_and_stop_leaving_no_p
             while left() and time.monotonic() < deadline:
                 time.sleep(0.1)  # polling the process table
             assert left() == [], f"left {STOP_WITHIN:g} s after SIGTERM"
+    except ServerError as error:
+        pytest.fail(str(error))
+
+
+def test_a_server_started_elsewhere_serves_the_class_through_nginx_with_remote(tmp_path):
+    try:
+        with app_server() as elsewhere:
+            address = elsewhere.base.removeprefix("http://")
+            with served_class(0, logs=tmp_path, remote=(address,)) as served:  # nginx alone, before another machine
+                assert cold_rush(served.base, 2).errors == []
+                served_by = {upstream for path, upstream, _ in visits(tmp_path / "access.log", 2)
+                             if path == "/_stcore/stream"}
+                assert served_by == {address}
     except ServerError as error:
         pytest.fail(str(error))
