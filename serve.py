@@ -119,6 +119,14 @@ def start_server(port: int, log: Path, secret: str) -> subprocess.Popen:
                                 env=os.environ | {SECRET_ENV: secret})
 
 
+def start_nginx(listen: str, servers: list[str], run: Path, logs: Path) -> subprocess.Popen:
+    """nginx in the foreground (its master a child of ours), in its own process group, configured in `run`."""
+    config = run / "nginx.conf"
+    config.write_text(nginx_config(listen, servers, run, logs))
+    return subprocess.Popen([NGINX, "-p", str(run), "-c", str(config), "-e", str(logs / "error.log")],
+                            start_new_session=True)
+
+
 def stop(processes: list[subprocess.Popen]) -> None:
     """SIGTERM to each (nginx stops at once, a server after its lifespan stops its workers), then SIGKILL to what
     is left of their process groups."""
@@ -138,12 +146,13 @@ def stop(processes: list[subprocess.Popen]) -> None:
         process.wait()
 
 
-def wait_healthy(base: str, process: subprocess.Popen, deadline: float, stopping: threading.Event) -> bool:
-    """Whether `process` answers at `base` before it ends, the deadline passes or we are asked to stop."""
+def wait_healthy(base: str, processes: list[subprocess.Popen], deadline: float, stopping: threading.Event) -> bool:
+    """Whether `base` answers before one of `processes` ends, the deadline passes or we are asked to stop."""
     while not healthy(base):
-        if process.poll() is not None or time.monotonic() > deadline or stopping.is_set():
+        if any(process.poll() is not None for process in processes) or time.monotonic() > deadline \
+                or stopping.is_set():
             return False
-        time.sleep(0.25)  # polling a process that is starting
+        time.sleep(0.25)  # polling what is starting
     return True
 
 
@@ -154,35 +163,37 @@ def serve(workers: int, listen: str, remote: list[str], logs: Path, stopping: th
     ports = [free_port() for _ in range(workers)]
     processes = [start_server(port, logs / f"server-{i}.log", secret) for i, port in enumerate(ports, start=1)]
     names = {process.pid: f"server {i}" for i, process in enumerate(processes, start=1)}
+
+    def failed(what: str) -> int:
+        if stopping.is_set():  # asked to stop while starting: nothing failed
+            return 0
+        ended = ", ".join(names[p.pid] for p in processes if p.poll() is not None) or "none"
+        print(f"{what} (ended: {ended}); logs in {logs}", file=sys.stderr)
+        return 1
+
     deadline = time.monotonic() + START_TIMEOUT
     with tempfile.TemporaryDirectory(prefix="classroom-nginx-") as run:
         try:
-            for i, (process, port) in enumerate(zip(processes, ports), start=1):
-                if not wait_healthy(f"http://127.0.0.1:{port}", process, deadline, stopping):
-                    print(f"server {i} did not start: see {logs}/server-{i}.log", file=sys.stderr)
-                    return 1
+            for i, port in enumerate(ports, start=1):
+                if not wait_healthy(f"http://127.0.0.1:{port}", processes, deadline, stopping):
+                    return failed(f"server {i} did not start")
                 print(f"server {i}: http://127.0.0.1:{port}", flush=True)
             for address in remote:
                 print(f"remote server: http://{address}" + ("" if healthy(f"http://{address}") else " (not answering)"),
                       flush=True)
-            config = Path(run) / "nginx.conf"
-            config.write_text(nginx_config(listen, [f"127.0.0.1:{port}" for port in ports] + remote, Path(run), logs))
-            nginx = subprocess.Popen([NGINX, "-p", run, "-c", str(config), "-e", str(logs / "error.log")],
-                                     start_new_session=True)
+            nginx = start_nginx(listen, [f"127.0.0.1:{port}" for port in ports] + remote, Path(run), logs)
             processes.append(nginx)
             names[nginx.pid] = "nginx"
             host, port = listen.rsplit(":", 1)
-            if not wait_healthy(f"http://{'127.0.0.1' if host == '0.0.0.0' else host}:{port}", nginx, deadline,
+            if not wait_healthy(f"http://{'127.0.0.1' if host == '0.0.0.0' else host}:{port}", processes, deadline,
                                 stopping):
-                print(f"nginx did not start: see {logs}/error.log", file=sys.stderr)
-                return 1
-            print(f"The batching classroom: http://{listen} ({workers + len(remote)} servers behind nginx; logs in "
-                  f"{logs})", flush=True)
+                return failed("nginx did not start")
+            count = workers + len(remote)
+            print(f"The batching classroom: http://{listen} ({count} server{'s' * (count != 1)} behind nginx; logs "
+                  f"in {logs})", flush=True)
             while not stopping.wait(0.5):
-                ended = [names[p.pid] for p in processes if p.poll() is not None]
-                if ended:
-                    print(f"{', '.join(ended)} ended; stopping the rest", file=sys.stderr)
-                    return 1
+                if any(process.poll() is not None for process in processes):
+                    return failed("stopping the others")
             return 0
         finally:
             stop(processes)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from kit.browser_kit import ServerError, app_server, child_groups, group_processes, served_class
+from kit.browser_kit import ServerError, app_server, child_groups, group_processes, kill_group, served_class
 from kit.protocol_load import HOME, SHARE_LINK, cold_rush
 from serve import NGINX, SECRET_ENV
 
@@ -80,5 +80,17 @@ def test_a_server_started_elsewhere_serves_the_class_through_nginx_with_remote(t
                 served_by = {upstream for path, upstream, _ in visits(tmp_path / "access.log", 2)
                              if path == "/_stcore/stream"}
                 assert served_by == {address}
+    except ServerError as error:
+        pytest.fail(str(error))
+
+
+def test_when_a_server_ends_serve_stops_the_rest_and_says_so_with_its_status():
+    try:
+        with served_class(1) as served:
+            groups = child_groups(served.process.pid)
+            server = next(group for group in groups if "streamlit run app.py" in " ".join(group_processes(group)))
+            kill_group(server)  # the server dies (out of memory, say)
+            assert served.process.wait(STOP_WITHIN) == 1
+            assert [p for group in groups for p in group_processes(group)] == []  # nginx stopped too
     except ServerError as error:
         pytest.fail(str(error))
