@@ -1,9 +1,9 @@
 """What the pages compute for every visitor, computed once as the server starts (app.py's lifespan calls `warm`
 before the first session), so that a page's first visit finds it cached.
 
-Each warmer calls the cached functions that a page's first run calls, with the same arguments. Every warmer runs
-in each language, since text is part of what some of them cache; what holds no text is found cached the second
-time. A page that precomputes something new adds its builder to WARMERS.
+A warmer takes no arguments and calls the cached functions that a page's first run calls, with the same arguments.
+Each runs once in each language, with `language()` saying which (text is part of what some of them cache; what
+holds none is found cached the second time). A page that precomputes something new adds its builder to WARMERS.
 """
 from __future__ import annotations
 
@@ -52,7 +52,7 @@ def model() -> None:
     real_model.shared_model(real_model.default_device(), real_model.DTYPES[0])
 
 
-WARMERS: tuple[Callable[[], None], ...] = (seed_runs, lab_runs, cost_lessons, default_sweep, model)
+WARMERS: tuple[Callable[[], object], ...] = (seed_runs, lab_runs, cost_lessons, default_sweep, model)
 
 
 @contextmanager
