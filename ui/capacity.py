@@ -234,15 +234,18 @@ def first_sweep() -> tuple[Trace, list[Entry], str, list]:
 
 def run_sweep(trace: Trace, chosen: list[Entry], parameter: str, values: list,
               progress: Callable[[int, int], None]) -> list[dict]:
-    """The sweep's rows, from the cache when anyone ran the same inputs; else computed in the shared worker
-    processes (the web server's own thread only waits), or in this process if the pool cannot start. Once the
-    server stops its pool, the run ends (st.stop) instead."""
+    """The sweep's rows, from the cache when anyone ran the same inputs (the policies' labels aside: a sweep run
+    in one language serves the other); else computed in the shared worker processes (the web server's own thread
+    only waits), or in this process if the pool cannot start. Once the server stops its pool, the run ends
+    (st.stop) instead."""
     cache, lock, pool = _shared()
-    key = _digest(trace.requests, chosen, parameter, values)
+    key = _digest(trace.requests, [(entry.config, entry.policy) for entry in chosen], parameter, values)
     with lock:
         if key in cache:
             cache.move_to_end(key)
-            return cache[key]
+            labels, rows = cache[key]
+            named = dict(zip(labels, (entry.label for entry in chosen)))
+            return [row | {"policy": named[row["policy"]]} for row in rows]
         if pool[0] is None:
             pool[0] = worker_pool()
         workers = pool[0]
@@ -259,7 +262,7 @@ def run_sweep(trace: Trace, chosen: list[Entry], parameter: str, values: list,
             st.stop()
         rows = sweep(trace, chosen, parameter, values, workers=1, progress=progress)
     with lock:
-        cache[key] = rows
+        cache[key] = [entry.label for entry in chosen], rows
         while len(cache) > CACHED:
             cache.popitem(last=False)
     return rows
