@@ -61,6 +61,22 @@ def child_groups(pid: int) -> set[int]:
     return {group for _, state, parent, group, _ in _processes() if parent == pid and state != "Z"}
 
 
+def stop_and_wait(server: Server, stop: str, limit: float) -> float | None:
+    """Stop the server as `stop` says (SIGTERM to it, or Ctrl-C, which a terminal sends its whole foreground process
+    group) and wait until its group holds no process: the seconds that took, or None if some were left after
+    `limit` seconds."""
+    group, started = server.process.pid, time.monotonic()
+    if stop == "SIGTERM":
+        server.process.send_signal(signal.SIGTERM)
+    else:
+        os.killpg(group, signal.SIGINT)
+    while group_processes(group):
+        if time.monotonic() - started > limit:
+            return None
+        time.sleep(0.05)  # polling the process table
+    return time.monotonic() - started
+
+
 def kill_group(group: int) -> None:
     """SIGKILL to whatever is left of a process group."""
     try:

@@ -27,6 +27,7 @@ import asyncio
 import re
 import time
 import urllib.request
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from http.cookies import SimpleCookie
 
@@ -39,8 +40,10 @@ from websockets.asyncio.client import connect
 
 from kit.classroom_load import NAME, WALK, Pace, Report, session_trace
 from sim.core.config import Config, Policy
+from sim.report.sweep import MAX_POINTS
 from ui.scenario import QUERY_KEY, Scenario, encode
 from ui.strings import STRINGS
+from ui.trace_sources import MAX_REQUESTS
 
 PAGE_TIMEOUT = 300.0  # as long as the browser sessions wait for a page
 MODEL_TIMEOUT = 1800.0  # forty sessions' model runs take turns on one model
@@ -333,3 +336,25 @@ async def _drive(base: str, sessions: int, pace: Pace) -> ProtocolReport:
 def drive(base: str, sessions: int, pace: Pace = RUSH) -> ProtocolReport:
     """Run `sessions` concurrent protocol sessions against the app at `base`; their page runs and errors."""
     return asyncio.run(_drive(base, sessions, pace))
+
+
+@asynccontextmanager
+async def sweeping(base: str):
+    """A session in the middle of the largest sweep: in the capacity lab (whose default sweep is precomputed) it
+    generates the largest trace and clicks Run with the most points (half a minute of work for two workers); the
+    block runs once the sweep's progress bar has moved, with the session's socket open."""
+    async with await session_socket(base) as ws:
+        student = Student(ws, base, 0, ProtocolReport())
+        _, shown = await student.run("capacity lab", page_name="capacity_lab")
+        for key, value in (("sw_gen_n", MAX_REQUESTS), ("w_sw_points_rate", MAX_POINTS)):
+            student.chosen[shown.keyed[key].id] = WidgetState(id=shown.keyed[key].id, int_value=value)
+        await student.run("capacity lab, a large trace made", triggers=(shown.keyed["sw_gen_make"].id,))
+        await student.send(triggers=(shown.keyed["sw_run"].id,))
+        while True:
+            forward = ForwardMsg.FromString(await asyncio.wait_for(ws.recv(), PAGE_TIMEOUT))
+            if forward.WhichOneof("type") == "script_finished":
+                raise RuntimeError("the sweep ended before it was seen running")
+            element = forward.delta.new_element
+            if element.WhichOneof("type") == "progress" and element.progress.value > 0:
+                break
+        yield
