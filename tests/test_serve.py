@@ -1,8 +1,9 @@
 """serve.py: a class of servers behind nginx. Two servers serve protocol sessions through nginx's one address; each
 browser (its cookie) stays on one server, its health check and its websocket alike; both servers get browsers and
 share one cookie secret; SIGTERM stops nginx and both servers, their sweep workers included, leaving no process
-behind. A server started elsewhere joins with --remote. Skips only where nginx is not installed (.ci/run installs
-it)."""
+behind. A server started elsewhere joins with --remote (and is left running when Ctrl-C stops serve.py). Skips only
+where nginx is not installed (.ci/run installs it)."""
+import os
 import re
 import signal
 import time
@@ -71,7 +72,7 @@ def test_two_servers_behind_nginx_keep_each_browser_on_one_and_stop_leaving_no_p
         pytest.fail(str(error))
 
 
-def test_a_server_started_elsewhere_serves_the_class_through_nginx_with_remote(tmp_path):
+def test_a_server_started_elsewhere_serves_the_class_through_nginx_with_remote_and_ctrl_c_stops_it(tmp_path):
     try:
         with app_server() as elsewhere:
             address = elsewhere.base.removeprefix("http://")
@@ -80,6 +81,11 @@ def test_a_server_started_elsewhere_serves_the_class_through_nginx_with_remote(t
                 served_by = {upstream for path, upstream, _ in visits(tmp_path / "access.log", 2)
                              if path == "/_stcore/stream"}
                 assert served_by == {address}
+                groups = child_groups(served.process.pid)
+                os.killpg(served.process.pid, signal.SIGINT)  # Ctrl-C, as a terminal sends it to serve.py's group
+                assert served.process.wait(STOP_WITHIN) == 0
+                assert [p for group in groups for p in group_processes(group)] == []  # nginx stopped
+            assert group_processes(elsewhere.process.pid)  # a remote server is not serve.py's to stop
     except ServerError as error:
         pytest.fail(str(error))
 
