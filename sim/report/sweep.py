@@ -129,9 +129,10 @@ def _leave_interrupts_to_the_owner() -> None:
 
 def worker_pool(workers: int | None = None) -> ProcessPoolExecutor:
     """Worker processes for sweep points (started by a fork server: safe from a threaded web server), all started
-    now. A worker starts by importing its parent's `__main__` unless that is a package's `__main__`: under a web
-    server that is, but while Streamlit runs a page it is the page's script, which a worker started by a page's
-    sweep would run (the app's libraries and all) before its first point. So a server makes its pool at start."""
+    now, from here. A worker starts by running its parent's `__main__` module, unless that is a package's
+    `__main__` (`python -m package`): a web framework that runs each page as `__main__` would have a worker started
+    during a page run run that page, importing all it imports, before its first point. So a server makes its pool
+    before serving."""
     count = workers or os.cpu_count() or 1
     pool = ProcessPoolExecutor(count, mp_context=get_context("forkserver"),
                                initializer=_leave_interrupts_to_the_owner)
