@@ -9,8 +9,9 @@ a delta is crosstalk; each visit to the lab must show the session's own trace (n
 tests/test_protocol_load.py (a few sessions in a rush) and bench/protocol_load.py (forty, rushed and paced).
 
 The protocol, as the frontend speaks it (streamlit/web/server/starlette/starlette_websocket.py, app_session.py):
-- GET /_stcore/health sets the `_streamlit_xsrf` cookie; the socket to /_stcore/stream sends it back, and its
-  token as the second entry of the "streamlit" subprotocol header, from the page's own Origin.
+- GET /_stcore/health sets the `_streamlit_xsrf` cookie (and a proxy in front may set its own); the socket to
+  /_stcore/stream sends them all back, and the XSRF token as the second entry of the "streamlit" subprotocol
+  header, from the page's own Origin.
 - Every run is one `rerun_script` BackMsg holding a ClientState: the address bar's query string, the widget
   values the student set on the page shown (a click is a one-shot trigger), the page (by `page_name`, the URL
   path, when a link is opened; by `page_script_hash`, from the `navigation` ForwardMsg, on a sidebar click,
@@ -29,6 +30,7 @@ import re
 import sys
 import time
 import urllib.request
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from http.cookies import SimpleCookie
 
@@ -41,8 +43,10 @@ from websockets.asyncio.client import connect
 
 from kit.classroom_load import NAME, WALK, Pace, Report, session_trace
 from sim.core.config import Config, Policy
+from sim.report.sweep import MAX_POINTS
 from ui.scenario import QUERY_KEY, Scenario, encode
 from ui.strings import STRINGS
+from ui.trace_sources import MAX_REQUESTS
 
 PAGE_TIMEOUT = 300.0  # as long as the browser sessions wait for a page
 MODEL_TIMEOUT = 1800.0  # forty sessions' model runs take turns on one model
@@ -148,9 +152,8 @@ class Student:
     def error(self, where: str, what: str) -> None:
         self.report.errors.append(f"session {self.i}, {where}: {what}")
 
-    async def run(self, where: str, *, page: str = "", page_name: str = "", triggers: tuple[str, ...] = (),
-                  timeout: float = PAGE_TIMEOUT) -> tuple[float, Shown]:
-        """Send one rerun as the frontend does and read its messages up to its script_finished."""
+    async def send(self, *, page: str = "", page_name: str = "", triggers: tuple[str, ...] = ()) -> None:
+        """Send one rerun as the frontend does."""
         if page and page != self.page:
             self.query, self.chosen = "", {}  # a sidebar click leaves the page's query string and widgets behind
         msg = BackMsg()
@@ -162,8 +165,13 @@ class Student:
         context = state.context_info
         context.locale, context.timezone, context.timezone_offset, context.color_scheme = "en-US", "UTC", 0, "light"
         context.url, context.is_embedded = f"{self.base}/{path}" + (f"?{self.query}" if self.query else ""), False
-        shown, start = Shown(), time.perf_counter()
         await self.ws.send(msg.SerializeToString())
+
+    async def run(self, where: str, *, page: str = "", page_name: str = "", triggers: tuple[str, ...] = (),
+                  timeout: float = PAGE_TIMEOUT) -> tuple[float, Shown]:
+        """Send one rerun as the frontend does and read its messages up to its script_finished."""
+        shown, start = Shown(), time.perf_counter()
+        await self.send(page=page, page_name=page_name, triggers=triggers)
         try:
             async with asyncio.timeout(timeout):
                 while (status := await self._read(where, shown)) != ForwardMsg.FINISHED_SUCCESSFULLY:
@@ -187,6 +195,7 @@ class Student:
         elif kind == "new_session":
             self.page = forward.new_session.page_script_hash
         elif kind == "navigation":  # by title, matched as a click on a link's name is (a page run alone lists files)
+            self.page = forward.navigation.page_script_hash  # the page shown, however it was asked for (by its URL)
             self.pages = {p.page_name.casefold(): p.page_script_hash for p in forward.navigation.app_pages}
             self.paths = {p.page_script_hash: p.url_pathname for p in forward.navigation.app_pages}
         elif kind == "page_info_changed":
@@ -257,29 +266,31 @@ class Student:
             self.error(where, f"the lab's editor holds {shown.tables.get('trace')}, not its own {self.own}")
 
 
-def _xsrf(base: str) -> str:
-    """The XSRF cookie the health check sets, as the frontend's first request gets it."""
+def _cookies(base: str) -> dict[str, str]:
+    """The cookies the health check sets, as the frontend's first request gets them: Streamlit's XSRF cookie, and
+    any a proxy in front sets (serve.py's nginx keeps a browser on one server by its cookie)."""
     with urllib.request.urlopen(f"{base}/_stcore/health", timeout=PAGE_TIMEOUT) as answer:
         cookie = SimpleCookie()
         for header in answer.headers.get_all("Set-Cookie") or []:
             cookie.load(header)
-    return cookie[XSRF].value if XSRF in cookie else ""
+    return {name: morsel.value for name, morsel in cookie.items()}
 
 
-async def _socket(base: str):
-    """The socket a browser tab opens, with the XSRF cookie and token."""
-    token = await asyncio.to_thread(_xsrf, base)
+async def session_socket(base: str):
+    """The socket a browser tab opens, with the cookies it was given and the XSRF token."""
+    cookies = await asyncio.to_thread(_cookies, base)
+    token = cookies.get(XSRF, "")
     # max_queue=None: read everything as it comes, as a browser does, never pushing back on the server's queue
     return connect(f"ws{base.removeprefix('http')}/_stcore/stream", subprotocols=["streamlit", token], origin=base,
-                   additional_headers={"Cookie": f"{XSRF}={token}"}, max_size=None, max_queue=None,
-                   ping_interval=None, open_timeout=PAGE_TIMEOUT)
+                   additional_headers={"Cookie": "; ".join(f"{name}={value}" for name, value in cookies.items())},
+                   max_size=None, max_queue=None, ping_interval=None, open_timeout=PAGE_TIMEOUT)
 
 
 async def _first_visit(base: str, i: int, report: ProtocolReport) -> None:
     """Odd sessions open their share link (the lab, whose first run imports pandas), even ones the home page
     (whose Gantt charts check their values against pandas): what a class does with the teacher's links."""
     try:
-        async with await _socket(base) as ws:
+        async with await session_socket(base) as ws:
             student = Student(ws, base, i, report)
             if i % 2:
                 await student.open_link()
@@ -309,7 +320,7 @@ async def _session(base: str, i: int, report: ProtocolReport, pace: Pace, until:
     where = SHARE_LINK
     steps = itertools.cycle(WALK) if until is not None else WALK * pace.rounds
     try:
-        async with await _socket(base) as ws:
+        async with await session_socket(base) as ws:
             student = Student(ws, base, i, report)
             await student.open_link()
             for step, (link, _) in enumerate(steps):
@@ -345,6 +356,28 @@ def keep_busy(base: str, sessions: int, seconds: float) -> ProtocolReport:
     """`sessions` students walking every page, again and again, for `seconds` (each ends the page it is on):
     a busy class, for as long as something else is measured."""
     return asyncio.run(_keep_busy(base, sessions, seconds))
+
+
+@asynccontextmanager
+async def sweeping(base: str):
+    """A session in the middle of the largest sweep: in the capacity lab (whose default sweep is precomputed) it
+    generates the largest trace and clicks Run with the most points (half a minute of work for two workers); the
+    block runs once the sweep's progress bar has moved, with the session's socket open."""
+    async with await session_socket(base) as ws:
+        student = Student(ws, base, 0, ProtocolReport())
+        _, shown = await student.run("capacity lab", page_name="capacity_lab")
+        for key, value in (("sw_gen_n", MAX_REQUESTS), ("w_sw_points_rate", MAX_POINTS)):
+            student.chosen[shown.keyed[key].id] = WidgetState(id=shown.keyed[key].id, int_value=value)
+        await student.run("capacity lab, a large trace made", triggers=(shown.keyed["sw_gen_make"].id,))
+        await student.send(triggers=(shown.keyed["sw_run"].id,))
+        while True:
+            forward = ForwardMsg.FromString(await asyncio.wait_for(ws.recv(), PAGE_TIMEOUT))
+            if forward.WhichOneof("type") == "script_finished":
+                raise RuntimeError("the sweep ended before it was seen running")
+            element = forward.delta.new_element
+            if element.WhichOneof("type") == "progress" and element.progress.value > 0:
+                break
+        yield
 
 
 if __name__ == "__main__":  # python -m kit.protocol_load BASE [--sessions N] [--seconds S]: a class's load, apart

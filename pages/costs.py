@@ -1,31 +1,19 @@
 """What it costs: the price of continuous batching, one lesson a cost, each measured in milliseconds."""
 import streamlit as st
 
-from ui import costs, prefix_lesson, stream_lesson
+from ui import costs, presenter
 from ui.boot import through_app
 from ui.charts import gantt
 from ui.i18n import language, t
+from ui.lessons import lessons
 
 through_app()
-
-
-@st.cache_data(show_spinner=False)
-def lessons(lang: str) -> tuple[list[costs.Lesson], object]:
-    """Every lesson, and the worked example's schedule in ms (the simulations take about two seconds, the same
-    for every user of a language)."""
-    interference = costs.interference()
-    return [costs.interference_lesson(interference), costs.jitter_lesson(costs.jitter()),
-            costs.hol_lesson(costs.hol()), costs.kv_lesson(costs.kv_pressure()),
-            costs.work_lesson(costs.scheduler_work()), costs.moe_lesson(costs.moe_run()),
-            stream_lesson.stream_lesson(stream_lesson.stream_runs()),
-            prefix_lesson.lpm_lesson(prefix_lesson.lpm_runs())], interference[0].schedule
-
 
 st.title(t("cost_title"))
 st.markdown(t("cost_intro", ms=costs.MS_PER_TICK))
 st.page_link("pages/worked_example.py", label=t("cost_back"), icon="🧮")
 with st.spinner(t("cost_running")):
-    told, example = lessons(language())
+    told, example = lessons(language(), presenter.on())
 for number, lesson in enumerate(told, start=1):
     st.header(f"{number}. {t(f'cost_{lesson.key}_title')}", divider="gray")
     st.markdown(lesson.story)

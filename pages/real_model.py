@@ -15,6 +15,7 @@ from ui.policy_form import places, policy_form
 from ui.problems import config_error, problem_table, trace_error_text
 from ui.real_model import (
     DISCONNECT_AFTER,
+    DTYPES,
     MAX_REQUESTS,
     SHARED_SYSTEM,
     SLOW_READER,
@@ -49,7 +50,7 @@ c1, settings = st.columns([1, 2])
 c1.metric(t("rm_device"), device.upper(), help=t("rm_device_help"))
 with settings, presenter.options(t("presenter_options")):
     c2, c3 = st.columns(2)
-    dtype = c2.radio(t("rm_dtype"), ("float32", "float64"), horizontal=True, key="rm_dtype",
+    dtype = c2.radio(t("rm_dtype"), DTYPES, horizontal=True, key="rm_dtype",
                      help=t("rm_dtype_help"))
     arrival_unit = c3.radio(t("rm_arrivals"), ("tick", "ms"), horizontal=True, key="rm_arrivals",
                             format_func=lambda k: t(f"rm_arrivals_{k}"), help=t("rm_arrivals_help"))

@@ -12,10 +12,11 @@ ROOT = Path(__file__).resolve().parents[1]
 # The tokenizer's training script needs the `tokenizers` library of requirements-dev.txt: the app only reads the
 # file it wrote (sim.trace.chat), so the script is held to the test tools' requirements, not the app's.
 DEV_TOOLS = [ROOT / "gpu_demo" / "train_tokenizer.py"]
-APP = [ROOT / "app.py", ROOT / "classroom.py", *(path for folder in ("pages", "ui", "sim", "gpu_demo")
-                                                 for path in (ROOT / folder).rglob("*.py") if path not in DEV_TOOLS)]
+APP = [ROOT / "app.py", ROOT / "classroom.py", ROOT / "serve.py",
+       *(path for folder in ("pages", "ui", "sim", "gpu_demo") for path in (ROOT / folder).rglob("*.py")
+         if path not in DEV_TOOLS)]
 TESTS = [*(path for folder in ("tests", "kit", "bench") for path in (ROOT / folder).glob("*.py")), *DEV_TOOLS]
-LOCAL = {"app", "classroom", "pages", "ui", "sim", "gpu_demo", "tests", "kit", "bench", "common"}
+LOCAL = {"app", "classroom", "serve", "pages", "ui", "sim", "gpu_demo", "tests", "kit", "bench", "common"}
 TEST_TOOLS = {"pytest", "hypothesis", "playwright", "ruff"}
 
 

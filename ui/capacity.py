@@ -6,7 +6,7 @@ import hashlib
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
-from concurrent.futures import Executor
+from concurrent.futures import CancelledError, Executor
 from concurrent.futures.process import BrokenProcessPool
 
 import pandas as pd
@@ -14,12 +14,13 @@ import streamlit as st
 
 from sim.core.config import KV_ADMISSION, ORDERS, POLICIES, PREEMPT, SLO, Config, ConfigError, CostModel, Policy
 from sim.core.policies import make_scheduler
-from sim.report.sweep import Entry, applied, sweep, worker_pool
+from sim.report.sweep import Entry, applied, parse_values, sweep, worker_pool
+from sim.report.sweep import stop_pool as stop_workers
 from sim.trace.generate import Uniform, generate, shared_prefix
 from sim.trace.trace import Trace, TraceError
 
 from .i18n import t
-from .lab_state import WIDGET
+from .lab_state import WIDGET, LabSettings
 from .problems import config_error, trace_error_text
 from .text import md_escape
 
@@ -200,36 +201,78 @@ def entries(table: pd.DataFrame, first_token: str, slo: SLO, cost: CostModel | N
     return out, problems
 
 
-@st.cache_resource
-def _shared() -> tuple[OrderedDict, threading.Lock, list[Executor | None]]:
-    """One results cache, its lock and one pool of worker processes for every user of this server."""
+@st.cache_resource(show_spinner=False)
+def _shared() -> tuple[OrderedDict, threading.Lock, list[Executor | str | None]]:
+    """One results cache, its lock and one pool of worker processes for every user of this server (app.py starts
+    the pool before the first session and stops it with the server; a page starts one under another server)."""
     return OrderedDict(), threading.Lock(), [None]
+
+
+STOPPED = "stopped"  # the pool's place once the server stopped it: no sweep starts, the running ones end
+
+
+def start_pool() -> None:
+    """The shared worker processes, started at the server's start, outside any page run (see worker_pool)."""
+    _, lock, pool = _shared()
+    with lock:
+        if pool[0] is None:
+            pool[0] = worker_pool()
+
+
+def stop_pool() -> None:
+    """The server stops: so do the worker processes, and the sweeps running in them."""
+    _, lock, pool = _shared()
+    with lock:
+        running, pool[0] = pool[0], STOPPED
+    if running not in (None, STOPPED):
+        stop_workers(running)
 
 
 def _digest(*parts: object) -> str:
     return hashlib.sha256(repr(parts).encode()).hexdigest()
 
 
+def first_sweep() -> tuple[Trace, list[Entry], str, list]:
+    """What the page sweeps on a first visit, as its settings stand before anyone touches them: the default trace
+    and policies (labelled in the current language) over the default range of the default parameter."""
+    slo = SLO(*(SETTINGS[f"sw_slo_{name}"] or None for name in ("ttft", "tpot", "e2e")))
+    chosen, _ = entries(default_policies(), SETTINGS["sw_first"], slo, prefix_block=LabSettings().prefix_block)
+    parameter = SETTINGS["sw_parameter"]
+    low, high, points = (SETTINGS[f"sw_{end}_{parameter}"] for end in ("low", "high", "points"))
+    return default_trace(), chosen, parameter, parse_values(parameter, f"{low}:{high}:{points}")
+
+
 def run_sweep(trace: Trace, chosen: list[Entry], parameter: str, values: list,
               progress: Callable[[int, int], None]) -> list[dict]:
-    """The sweep's rows, from the cache when anyone ran the same inputs; else computed in the shared worker
-    processes (the web server's own thread only waits), or in this process if the pool cannot start."""
+    """The sweep's rows, from the cache when anyone ran the same inputs (the policies' labels aside: a sweep run
+    in one language serves the other); else computed in the shared worker processes (the web server's own thread
+    only waits), or in this process if the pool cannot start. Once the server stops its pool, the run ends
+    (st.stop) instead."""
     cache, lock, pool = _shared()
-    key = _digest(trace.requests, chosen, parameter, values)
+    key = _digest(trace.requests, [(entry.config, entry.policy) for entry in chosen], parameter, values)
     with lock:
         if key in cache:
             cache.move_to_end(key)
-            return cache[key]
+            labels, rows = cache[key]
+            named = dict(zip(labels, (entry.label for entry in chosen)))
+            return [row | {"policy": named[row["policy"]]} for row in rows]
         if pool[0] is None:
             pool[0] = worker_pool()
+        workers = pool[0]
+    if workers is STOPPED:
+        st.stop()
     try:
-        rows = sweep(trace, chosen, parameter, values, progress=progress, pool=pool[0])
-    except (BrokenProcessPool, OSError):
+        rows = sweep(trace, chosen, parameter, values, progress=progress, pool=workers)
+    except (BrokenProcessPool, CancelledError, OSError):
         with lock:
-            pool[0] = None
+            stopping = pool[0] is STOPPED
+            if not stopping:
+                pool[0] = None
+        if stopping:
+            st.stop()
         rows = sweep(trace, chosen, parameter, values, workers=1, progress=progress)
     with lock:
-        cache[key] = rows
+        cache[key] = [entry.label for entry in chosen], rows
         while len(cache) > CACHED:
             cache.popitem(last=False)
     return rows

@@ -1,12 +1,18 @@
 """Translation helper: every text shown to users, in Chinese and English, chosen in the sidebar."""
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+
 import streamlit as st
 
 from .strings import STRINGS
 
 LANGUAGES = {"zh": "中文", "en": "English"}
 STATE_KEY = "lang"
+# The language of text made outside any session: the server's warm-up (ui/warm.py) fills each language's caches.
+_SPEAKING: ContextVar[str | None] = ContextVar("speaking", default=None)
 
 
 def browser_language() -> str:
@@ -15,8 +21,18 @@ def browser_language() -> str:
 
 
 def language() -> str:
-    value = st.session_state.get(STATE_KEY)
+    value = _SPEAKING.get() or st.session_state.get(STATE_KEY)
     return value if value in LANGUAGES else "en"
+
+
+@contextmanager
+def speaking(lang: str) -> Iterator[None]:
+    """Text made in this block is in `lang`, whatever a session holds (none does at the server's start)."""
+    token = _SPEAKING.set(lang)
+    try:
+        yield
+    finally:
+        _SPEAKING.reset(token)
 
 
 def t(key: str, **params: object) -> str:

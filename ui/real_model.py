@@ -34,6 +34,7 @@ STREAMED = 6  # requests whose text streams on the page while a run goes
 REDRAW = 0.25  # seconds between two redraws of a run's progress and text: as fast as anyone reads, and every
 # redraw is a message the server sends while other sessions wait on it (every 4 iterations was 15% of its CPU)
 MAX_REQUESTS = 64  # a run holds the one shared model: at most this many requests (the CLI takes any number)
+DTYPES = ("float32", "float64")  # the page's choice; the first is what a visitor gets (and the server warms up)
 
 
 def default_device() -> str:

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import math
 import os
+import signal
+import time
 from collections.abc import Callable
 from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
 from dataclasses import replace
@@ -120,9 +122,37 @@ def _points(job: tuple[Trace, list[tuple[Entry, float | int]], str]) -> list[dic
     return [point(trace, entry, parameter, value) for entry, value in pairs]
 
 
+def _leave_interrupts_to_the_owner() -> None:
+    """A worker ignores Ctrl-C, which a terminal sends its whole process group: the pool's owner stops it."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def worker_pool(workers: int | None = None) -> ProcessPoolExecutor:
-    """Worker processes for sweep points (started by a fork server: safe from a threaded web server)."""
-    return ProcessPoolExecutor(workers or os.cpu_count() or 1, mp_context=get_context("forkserver"))
+    """Worker processes for sweep points (started by a fork server: safe from a threaded web server), all started
+    now, from here. A worker starts by running its parent's `__main__` module, unless that is a package's
+    `__main__` (`python -m package`): a web framework that runs each page as `__main__` would have a worker started
+    during a page run run that page, importing all it imports, before its first point. So a server makes its pool
+    before serving."""
+    count = workers or os.cpu_count() or 1
+    pool = ProcessPoolExecutor(count, mp_context=get_context("forkserver"),
+                               initializer=_leave_interrupts_to_the_owner)
+    # A submit starts a worker when none is idle: these, each holding its worker a moment, start them all.
+    for started in [pool.submit(time.sleep, 0.1) for _ in range(count)]:
+        started.result()
+    return pool
+
+
+def stop_pool(pool: ProcessPoolExecutor, grace: float = 1.0) -> None:
+    """End the pool's workers: points not started are dropped, the ones running get `grace` seconds, then their
+    processes are terminated (a server that stops does not wait for a sweep nobody will see)."""
+    workers = list((pool._processes or {}).values())  # (no public list before Python 3.14's terminate_workers)
+    pool.shutdown(wait=False, cancel_futures=True)
+    deadline = time.monotonic() + grace
+    for worker in workers:
+        worker.join(max(0.0, deadline - time.monotonic()))
+        if worker.is_alive():
+            worker.terminate()
+            worker.join()
 
 
 def sweep(trace: Trace, entries: list[Entry], parameter: str, values: list[float | int], workers: int | None = None,
@@ -161,7 +191,7 @@ def sweep(trace: Trace, entries: list[Entry], parameter: str, values: list[float
                 progress(done, total)
     finally:
         if own:
-            pool.shutdown(cancel_futures=True)
+            stop_pool(pool)
     return [row for chunk in results for row in chunk]
 
 

@@ -1,0 +1,78 @@
+"""What the pages compute for every visitor, computed once as the server starts (app.py's lifespan calls `warm`
+before the first session), so that a page's first visit finds it cached.
+
+A warmer takes no arguments and calls the cached functions that a page's first run calls, with the same arguments.
+Each runs once in each language, with `language()` saying which (text is part of what some of them cache; what
+holds none is found cached the second time). A page that precomputes something new adds its builder to WARMERS.
+"""
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+from streamlit.logger import get_logger
+
+from sim.core.config import Config
+from sim.trace.trace import SEED_BUDGET
+
+from . import capacity, lessons, real_model, runs
+from .i18n import LANGUAGES, language, speaking
+from .lab_state import LabSettings
+
+LOG = get_logger("classroom")
+
+
+def seed_runs() -> None:
+    """Home, the worked example and the metrics guide: the seed trace under both policies."""
+    for policy in ("static", "continuous"):
+        runs.run(runs.seed_trace(), Config(SEED_BUDGET), policy)
+
+
+def lab_runs() -> None:
+    """The trace lab opened without a link: the seed trace under the lab's default settings and policies."""
+    settings = LabSettings()
+    for policy in (settings.policy_a, settings.policy_b):
+        runs.run(runs.seed_trace(), settings.config(), policy)
+
+
+def cost_lessons() -> None:
+    """What it costs, out of presenter mode (the one a session starts in)."""
+    lessons.lessons(language(), presenting=False)
+
+
+def default_sweep() -> None:
+    """The capacity lab's sweep of its default scenario (its policies are named in the language)."""
+    capacity.run_sweep(*capacity.first_sweep(), progress=lambda done, total: None)
+
+
+def model() -> None:
+    """The real-model page's model, loaded and warmed up."""
+    real_model.shared_model(real_model.default_device(), real_model.DTYPES[0])
+
+
+WARMERS: tuple[Callable[[], object], ...] = (seed_runs, lab_runs, cost_lessons, default_sweep, model)
+
+
+@contextmanager
+def _quiet_session_reads() -> Iterator[None]:
+    """Charts read presenter mode from the session, which outside a session is Streamlit's empty stand-in (off),
+    and each read logs a warning meant for scripts run without a server: not one for the server's own warm-up."""
+    logger = logging.getLogger("streamlit.runtime.scriptrunner_utils.script_run_context")
+    level = logger.level
+    logger.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
+
+
+def warm() -> None:
+    """Every warmer in every language; each one's time goes to the log (at debug level)."""
+    for lang in LANGUAGES:
+        with speaking(lang), _quiet_session_reads():
+            for warmer in WARMERS:
+                started = time.perf_counter()
+                warmer()
+                LOG.debug("warmed %s (%s) in %.2f s", warmer.__name__, lang, time.perf_counter() - started)
