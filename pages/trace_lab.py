@@ -28,8 +28,8 @@ if st.session_state.get(lab_state.LINK_ERROR):
 st.title(t("lab_title"))
 st.markdown(t("lab_intro"))
 
-st.header(t("lab_trace"), divider="gray")
-with presenter.options(t("presenter_options")):  # folded away on a projector, with the budgets and policies
+trace_section = presenter.section(t("lab_trace"))  # folded away on a projector, with the budgets and policies
+with trace_section:
     presets, generator, upload = st.tabs([t("tab_presets"), t("tab_generator"), t("tab_upload")])
     with presets:
         presets_tab()
@@ -65,24 +65,24 @@ if problems:
     st.dataframe(problem_table(problems), hide_index=True, key="lab_problems")
 elif trace is not None and trace.reordered:
     st.info(t("lab_sorted"))
-d1, d2, d3 = st.columns(3)
-if trace is not None:
-    d1.download_button(t("dl_trace_csv"), partial(write_csv, trace), "trace.csv", "text/csv", key="dl_trace_csv")
-    d2.download_button(t("dl_trace_json"), partial(write_json, trace), "trace.json", "application/json",
-                       key="dl_trace_json")
-else:  # what was typed, problems and all, so nothing is lost
-    d1.download_button(t("dl_typed_csv"), partial(csv_table, list(edited.columns), lab_state.typed(edited)),
-                       "trace-draft.csv", "text/csv", key="dl_typed_csv")
-d3.caption(t("lab_count", n=len(edited)))
-# Drawn only while open: it tokenizes the messages at every rerun.
-chat_panel = st.expander(t("chat_title"), key="lab_chat", on_change="rerun")
-if chat_panel.open:
-    with chat_panel:
-        chat.panel()
+with trace_section:
+    d1, d2, d3 = st.columns(3)
+    if trace is not None:
+        d1.download_button(t("dl_trace_csv"), partial(write_csv, trace), "trace.csv", "text/csv", key="dl_trace_csv")
+        d2.download_button(t("dl_trace_json"), partial(write_json, trace), "trace.json", "application/json",
+                           key="dl_trace_json")
+    else:  # what was typed, problems and all, so nothing is lost
+        d1.download_button(t("dl_typed_csv"), partial(csv_table, list(edited.columns), lab_state.typed(edited)),
+                           "trace-draft.csv", "text/csv", key="dl_typed_csv")
+    d3.caption(t("lab_count", n=len(edited)))
+    # Drawn only while open: it tokenizes the messages at every rerun.
+    chat_panel = st.expander(t("chat_title"), key="lab_chat", on_change="rerun")
+    if chat_panel.open:
+        with chat_panel:
+            chat.panel()
 
-st.header(t("lab_budgets"), divider="gray")
 settings, setting = lab_state.settings(), lab_state.setting
-with presenter.options(t("presenter_options")):
+with presenter.section(t("lab_budgets")):
     for place, name in zip(grid(3, 3), ("token_budget", "max_seqs", "first_token")):
         setting(place, name)
     unit = t("unit_tick" if settings.cost_kind == "ticks" else "unit_ms")

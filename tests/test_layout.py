@@ -18,6 +18,7 @@ import pytest
 
 from kit.browser_kit import CHROMIUM, CHROMIUM_ARGS, ROOT, streamlit_server
 from tests.test_browser import SCREENSHOTS, browser, server, wait_idle  # noqa: F401 (its fixtures)
+from ui.presenter import MIN_FONT_PX
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 expect = playwright_api.expect
@@ -32,7 +33,8 @@ PAGES = {("/" if file.stem == "home" else f"/{file.stem}") for file in (ROOT / "
 # Shared by the checks: what is drawn (a hidden tab's or a folded expander's elements have no boxes), a short name
 # for a table (its key, the heading it is under, its first column headers) and a chart (its title, else its heading).
 HELPERS = r"""
-  const shown = (el) => el.getClientRects().length > 0 && el.getBoundingClientRect().width > 0;
+  const shown = (el) => el.getClientRects().length > 0 && el.getBoundingClientRect().width > 0
+    && !el.closest('details:not([open])');  // a folded expander's content may keep its boxes
   const text = (el) => (el.textContent || '').replace(/\s+/g, ' ').trim();
   const keyed = (el) => {
     const box = el.closest('[class*="st-key-"]');
@@ -100,6 +102,19 @@ CHECKS = "(where) => {" + HELPERS + r"""
                       `sticks out of the chart by ${Math.round(Math.max(left, right))} px on the ` +
                       `${left > right ? 'left' : 'right'}`);
     });
+    // 2b. No arrow or line of the chart crosses a label: an annotation's text box and a drawn line (an arrow, or a
+    //     shape thinner than 3 px: a rule, a knee, the clock) overlap by more than 2 px both ways.
+    const lines = [...c.querySelectorAll('.annotation-arrow-g path, .shapelayer path')]
+      .map(p => p.getBoundingClientRect())
+      .filter(r => Math.min(r.width, r.height) < 3 && Math.max(r.width, r.height) > 0);
+    c.querySelectorAll('.annotation').forEach(note => {
+      const label = note.querySelector('.annotation-text');
+      if (!label || !text(label)) return;
+      const r = label.getBoundingClientRect();
+      if (lines.some(l => Math.min(r.right, l.right) - Math.max(r.left, l.left) > 2
+                          && Math.min(r.bottom, l.bottom) - Math.max(r.top, l.top) > 2))
+        problems.push(`${where}: ${chartName(c, i)}: a line crosses the label "${text(label).slice(0, 60)}"`);
+    });
     c.querySelectorAll('.legend .scrollbar').forEach(bar => {
       const r = bar.getBoundingClientRect();
       if (r.width > 0 && r.height > 0)
@@ -131,6 +146,26 @@ CHECKS = "(where) => {" + HELPERS + r"""
 }"""
 
 
+# Presenter mode's own checks: every text of a chart at 18 px at least, and the first chart within the first screen.
+PRESENTER_CHECKS = "([where, least]) => {" + HELPERS + r"""
+  const problems = [];
+  const charts = Array.from(document.querySelectorAll('[data-testid="stPlotlyChart"]')).filter(shown);
+  charts.forEach((c, i) => {
+    const small = Array.from(c.querySelectorAll('.main-svg text')).filter(el => !el.closest('.hoverlayer'))
+      .filter(el => text(el) && el.getBoundingClientRect().width > 0)
+      .filter(el => parseFloat(getComputedStyle(el).fontSize) < least - 0.5);
+    if (small.length)
+      problems.push(`${where}: ${chartName(c, i)}: ${small.length} texts under ${least} px, e.g. ` +
+                    small.slice(0, 3).map(el => `"${text(el).slice(0, 30)}" at ${getComputedStyle(el).fontSize}`)
+                      .join(', '));
+  });
+  if (charts.length && charts[0].getBoundingClientRect().top >= window.innerHeight)
+    problems.push(`${where}: the first chart starts ${Math.round(charts[0].getBoundingClientRect().top)} px down, ` +
+                  `under the first screen (${window.innerHeight} px)`);
+  return problems;
+}"""
+
+
 def settle(page, where: str) -> None:
     """Wait until the run is over (no running icon), every shown chart and table is drawn, and nothing moves."""
     wait_idle(page)
@@ -147,37 +182,46 @@ def settle(page, where: str) -> None:
 
 
 def layout_problems(browser, base: str, path: str, language: str, viewport: dict = VIEWPORT,
-                    click: str | None = None) -> list[str]:
-    """Open `path` in `language` at `viewport` (and click the button of key `click`) and return the checks'
-    problems (a screenshot kept if any)."""
-    where = f"{path}{f' ({click})' if click else ''} · {language} · {viewport['width']}×{viewport['height']}"
+                    click: str | None = None, presenting: bool = False) -> list[str]:
+    """Open `path` in `language` at `viewport` (in presenter mode, and with a click on the button of key `click`)
+    and return the checks' problems (a screenshot kept if any)."""
+    where = (f"{path}{f' ({click})' if click else ''}{' (presenter)' if presenting else ''} · {language} · "
+             f"{viewport['width']}×{viewport['height']}")
     context = browser.new_context(locale=LOCALES[language], viewport=viewport)
     context.set_default_timeout(TIMEOUT_MS)
     try:
         page = context.new_page()
         page.goto(base + path)
         settle(page, where)
+        if presenting:
+            page.locator(".st-key-w_presenter label").first.click()
+            settle(page, where)
         if click:
             page.locator(f".st-key-{click} button").first.click()
             settle(page, where)
         raised = page.get_by_test_id("stException").all_inner_texts()  # a broken page is no layout to judge
         problems = [f"{where}: the page raised {' '.join(text.split())[:300]}" for text in raised]
         problems += page.evaluate(CHECKS, where)
+        if presenting:
+            problems += page.evaluate(PRESENTER_CHECKS, [where, MIN_FONT_PX])
         if problems:
             SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-            name = re.sub(r"[^A-Za-z0-9_.-]+", "_",
-                          f"layout-{path.strip('/') or 'home'}-{click or ''}-{language}-{viewport['width']}")
+            name = re.sub(r"[^A-Za-z0-9_.-]+", "_", f"layout-{path.strip('/') or 'home'}-{click or ''}-"
+                          f"{'presenter-' if presenting else ''}{language}-{viewport['width']}")
             page.screenshot(path=str(SCREENSHOTS / f"{name}.png"))
         return problems
     finally:
         context.close()
 
 
+@pytest.mark.parametrize("presenting", [False, True], ids=["plain", "presenter"])
 @pytest.mark.parametrize("viewport", list(VIEWPORTS))
 @pytest.mark.parametrize("language", list(LOCALES))
 @pytest.mark.parametrize("path", sorted(PAGES), ids=lambda path: path.strip("/") or "home")
-def test_the_page_fits_the_screen(server, browser, path, language, viewport):  # noqa: F811 (the imported fixtures)
-    problems = layout_problems(browser, server, path, language, VIEWPORTS[viewport])
+def test_the_page_fits_the_screen(server, browser, path, language, viewport, presenting):  # noqa: F811 (fixtures)
+    """Every page in both languages at both sizes, plain and in presenter mode (where every chart's text is at
+    least 18 px and the first chart is within the first screen)."""
+    problems = layout_problems(browser, server, path, language, VIEWPORTS[viewport], presenting=presenting)
     assert not problems, json.dumps(problems, ensure_ascii=False, indent=1)
 
 

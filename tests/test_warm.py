@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from ui import capacity, costs, real_model, runs, warm
+from ui import capacity, costs, presenter, real_model, runs, warm
 from ui.i18n import LANGUAGES, language, speaking, t
 from ui.strings import STRINGS
 
@@ -23,10 +23,12 @@ def computed(*args, **kwargs):
     raise AssertionError("a first visit computed what the server's warm-up should have")
 
 
+@pytest.mark.parametrize("presenting", [False, True], ids=["plain", "presenter"])
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_after_the_warm_up_no_first_visit_computes_what_every_visitor_sees(warmed, lang, monkeypatch):
+def test_after_the_warm_up_no_first_visit_computes_what_every_visitor_sees(warmed, lang, presenting, monkeypatch):
     # The work behind each cached function the pages call on a first visit, reached only on a cache miss.
     monkeypatch.setattr(runs, "simulate", computed)  # home, worked example, metrics guide, trace lab
+    monkeypatch.setattr(runs, "draw_story", computed)  # the worked example's story, in each language and mode
     monkeypatch.setattr(costs, "interference", computed)  # What it costs: the first of its lessons' runs,
     monkeypatch.setattr(costs, "interference_lesson", computed)  # and of the lessons made from them in a language
     monkeypatch.setattr(capacity, "sweep", computed)  # the capacity lab's default sweep
@@ -34,6 +36,7 @@ def test_after_the_warm_up_no_first_visit_computes_what_every_visitor_sees(warme
     for page in PAGES:
         at = AppTest.from_file(APP, default_timeout=60)
         at.session_state["lang"] = lang
+        at.session_state[presenter.STATE_KEY] = presenting
         at.run()
         at.switch_page(page).run()
         assert not at.exception, f"{page}: {at.exception}"

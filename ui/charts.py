@@ -11,6 +11,7 @@ from sim.core.schedule import PHASES, Schedule, load_series
 
 from . import presenter
 from .i18n import t
+from .numbers import number
 from .text import plotly_text
 
 COLORS = {"queued": "#cfd5de", "prefill": "#f28e2b", "decode": "#4e79a7", "padding": "#e15759",
@@ -25,14 +26,46 @@ EVENT_MARKERS = {"preempt": ("x", "#d62728"), "swap_out": ("triangle-down", "#9c
 GANTT_ROWS = 150  # beyond this many requests the Gantt shows an even sample of them
 TICK_BARS = 400  # up to this many ticks the budget chart has one bar a tick
 PRESENTER_ROOM = 70  # px more height in presenter mode, for the larger legend, title and tick labels
+BAR_HALF = 14  # px: half a Gantt row's bar, from the row's middle
+INK = "#1f2430"  # words on a chart, dark enough to read on a projector
 
 
 def _figure(data: list[dict], layout: dict) -> go.Figure:
-    if presenter.on():  # Streamlit's chart theme sizes the tick labels itself, over the layout's font
-        for name in {"xaxis", "yaxis"} | {key for key in layout if key.startswith(("xaxis", "yaxis"))}:
-            axis = layout.get(name, {})
-            layout[name] = axis | {"tickfont": axis.get("tickfont", {}) | {"size": presenter.font(12)}}
+    if presenter.on():
+        projector_fonts(data, layout)
     return go.Figure({"data": data, "layout": layout}, _validate=False)
+
+
+FONTS = ("font", "tickfont", "textfont", "insidetextfont", "outsidetextfont")
+
+
+def projector_fonts(data: list[dict], layout: dict) -> None:
+    """Every text of a figure at presenter mode's size at least: the fonts it names raised, and the axes', the
+    titles', the legend's and the annotations' set (Streamlit's chart theme sizes those itself, over the layout's
+    own font)."""
+    def raise_(node) -> None:
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key in FONTS and isinstance(value, dict):
+                    value["size"] = presenter.font(value.get("size", 0))
+                raise_(value)
+        elif isinstance(node, list):
+            for value in node:
+                raise_(value)
+
+    least = {"size": presenter.MIN_FONT_PX}
+    for name in {"xaxis", "yaxis"} | {key for key in layout if key.startswith(("xaxis", "yaxis"))}:
+        axis = layout.setdefault(name, {})
+        axis.setdefault("tickfont", dict(least))
+        title = axis.setdefault("title", {})
+        if isinstance(title, dict):
+            title.setdefault("font", dict(least))
+    layout.setdefault("legend", {}).setdefault("font", dict(least))
+    layout.setdefault("font", dict(least))
+    for note in layout.get("annotations", []):
+        note.setdefault("font", dict(least))
+    raise_(data)
+    raise_(layout)
 
 
 def _base_layout(title: str, height: int) -> dict:
@@ -225,7 +258,9 @@ def load_chart(schedule: Schedule, title: str, x_max: float | None = None) -> go
 
 
 def request_anatomy(schedule: Schedule, index: int, x_max: float | None = None) -> go.Figure:
-    """One request's row with its queue time, TTFT and the gaps between its tokens drawn on it."""
+    """One request's row with its queue time, TTFT and the gaps between its tokens drawn on it: each an arrow on a
+    level of its own (the queue and TTFT under the row, the gaps above it), its label beside the arrow on the side
+    with more room (after its end or before its start), so that no arrow or line crosses a label."""
     request = schedule.requests[index]
     row = plotly_text(request.name)
     fig = gantt(schedule, t("anatomy_title", name=row), x_max=x_max, rows=[index])
@@ -233,21 +268,31 @@ def request_anatomy(schedule: Schedule, index: int, x_max: float | None = None) 
     fig.add_trace(go.Scatter(name=t("marker_token"), x=emitted, y=[row] * len(emitted), mode="markers",
                              marker={"symbol": "line-ns-open", "size": 22, "color": "#2f3640", "line": {"width": 2}},
                              hovertemplate=t("hover_token") + "<extra></extra>"))
-    arrows = [(request.arrival, request.first_token, t("anatomy_ttft", value=request.first_token - request.arrival),
-               -46)]
-    if request.first_work > request.arrival:
+    size = presenter.font(12)
+    step = round(size * 2)  # from one level to the next: a label's height and some room
+    arrows = []  # (start, end, label, level): levels under the row are negative
+    queued = request.first_work > request.arrival
+    if queued:
         arrows.append((request.arrival, request.first_work,
-                       t("anatomy_queue", value=request.first_work - request.arrival), -22))
+                       t("anatomy_queue", value=number(request.first_work - request.arrival)), -1))
+    arrows.append((request.arrival, request.first_token,
+                   t("anatomy_ttft", value=number(request.first_token - request.arrival)), -2 if queued else -1))
     if len(emitted) > 1:
         tpot = (emitted[-1] - emitted[0]) / (len(emitted) - 1)
-        arrows.append((emitted[0], emitted[-1], t("anatomy_tpot", n=len(emitted) - 1, value=round(tpot, 3)), 34))
-    for start, end, text, shift in arrows:
+        arrows.append((emitted[0], emitted[-1], t("anatomy_tpot", n=len(emitted) - 1, value=number(tpot)), 1))
+    right = x_max or schedule.makespan
+    for start, end, text, level in arrows:
+        shift = level * step + (BAR_HALF if level > 0 else -BAR_HALF)
         fig.add_annotation(x=end, y=row, ax=start, ay=row, axref="x", ayref="y", xref="x",
                            yref="y", yshift=shift, showarrow=True, arrowhead=2, arrowside="end+start",
                            arrowwidth=1.5, text="", standoff=0, startstandoff=0)
-        fig.add_annotation(x=(start + end) / 2, y=row, yshift=shift + 10, text=text, showarrow=False,
-                           font={"size": presenter.font(12)})
-    fig.update_layout(height=260 + (PRESENTER_ROOM if presenter.on() else 0), margin={"t": 60})
+        after = right - end >= start
+        fig.add_annotation(x=end if after else start, xanchor="left" if after else "right", xshift=6 if after else -6,
+                           y=row, yshift=shift, yanchor="middle", text=text, showarrow=False,
+                           font={"size": size, "color": INK})
+    deepest = max(abs(level) for *_, level in arrows)
+    plot = 2 * (deepest * step + BAR_HALF + size)  # the row sits in the middle of the plot
+    fig.update_layout(height=plot + fig.layout.margin.t + fig.layout.margin.b)
     return fig
 
 
@@ -329,8 +374,8 @@ def sweep_chart(rows: list[dict], columns: tuple[str, ...], title: str, x_title:
     layout = _base_layout(title, 360) | {
         "xaxis": {"title": {"text": x_title}, "gridcolor": "#e5e8ee", "zeroline": False,
                   "range": [min(xs) - pad, max(xs) + pad]},  # fixed: labels would widen an automatic range
-        "yaxis": {"title": {"text": y_title}, "gridcolor": "#e5e8ee"} | (
-            {"type": "log"} if logarithmic else {"rangemode": "tozero"})}
+        "yaxis": {"title": {"text": y_title}, "gridcolor": "#e5e8ee"} | (  # log: powers of ten only (Plotly
+            {"type": "log", "dtick": 1} if logarithmic else {"rangemode": "tozero"})}  # draws 2 and 5 smaller)
     if target is not None:
         layout.setdefault("shapes", []).append(
             {"type": "line", "xref": "x domain", "x0": 0, "x1": 1, "yref": "y", "y0": target * scale,

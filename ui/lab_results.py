@@ -12,6 +12,7 @@ from sim.report.export import chrome_trace, overall_csv, requests_csv, run_json
 from sim.report.metrics import Metrics
 from sim.report.prometheus import prometheus_text
 
+from . import presenter
 from .charts import GANTT_ROWS, budget_chart, expert_heatmap, gantt, kv_chart, load_chart
 from .i18n import t
 from .tables import (
@@ -41,12 +42,8 @@ def show(runs: list[tuple[Schedule, Metrics]], policies: tuple[Policy, Policy], 
     if schedule_a.unit != "tick" and not measured:
         st.caption(t("cost_used_linear"))
     st.markdown("\n".join(f"- {line}" for line in what_changed(metrics_a, metrics_b, *map(md_escape, named))))
-    # Three cards a row: wide enough for their labels on a 1024-px screen.
-    for column, (name, value_a, value_b, lower_better) in zip(st.columns(3) * 2, headline(metrics_a, metrics_b)):
-        column.metric(f"{card_label(name, metrics_b.unit)} · {short[1]}", shown(name, value_b),
-                      delta=shown(name, value_b - value_a) or None,
-                      delta_color="inverse" if lower_better else "normal",
-                      help=t("card_help", a=shown(name, value_a)))
+    if not presenter.on():  # on a projector the charts come first, the cards under them
+        _cards(metrics_a, metrics_b, short[1])
     rejected = [r.name for m in (metrics_a, metrics_b) for r in m.requests if r.finish_reason == "rejected"]
     if rejected:
         st.warning(t("lab_rejected", names=md_escape(", ".join(sorted(set(rejected))[:20])),
@@ -57,6 +54,8 @@ def show(runs: list[tuple[Schedule, Metrics]], policies: tuple[Policy, Policy], 
             st.plotly_chart(load_chart(schedule, t("load_title", title=title), x_max=x_max),
                             key=f"{page}_load_{label}")
         st.plotly_chart(gantt(schedule, title, x_max=x_max), key=f"{page}_gantt_{label}")
+    if presenter.on():
+        _cards(metrics_a, metrics_b, short[1])
     for label, (title, schedule) in zip("AB", labelled):
         st.plotly_chart(budget_chart(schedule, t("budget_title", policy=title), x_max=x_max),
                         key=f"{page}_budget_{label}")
@@ -90,6 +89,16 @@ def show(runs: list[tuple[Schedule, Metrics]], policies: tuple[Policy, Policy], 
     e4.download_button(t("dl_chrome"), partial(_chrome_json, [schedule_a, schedule_b]), "schedule.trace.json",
                        "application/json", key=f"{page}_dl_chrome", help=t("dl_chrome_help"))
     _prometheus_downloads(runs, page)
+
+
+def _cards(metrics_a: Metrics, metrics_b: Metrics, name_b: str) -> None:
+    """The headline figures of B, each with its change from A. Three cards a row: wide enough for their labels on a
+    1024-px screen."""
+    for column, (name, value_a, value_b, lower_better) in zip(st.columns(3) * 2, headline(metrics_a, metrics_b)):
+        column.metric(f"{card_label(name, metrics_b.unit)} · {name_b}", shown(name, value_b),
+                      delta=shown(name, value_b - value_a) or None,
+                      delta_color="inverse" if lower_better else "normal",
+                      help=t("card_help", a=shown(name, value_a)))
 
 
 def _expert_heatmaps(labelled: list[tuple[str, Schedule]], page: str) -> None:

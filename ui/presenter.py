@@ -1,7 +1,9 @@
 """Presenter mode, for a projector: larger fonts in text, tables and charts, and each page's options folded away."""
 from __future__ import annotations
 
-from contextlib import nullcontext
+from collections.abc import Iterator
+from contextlib import contextmanager, nullcontext
+from contextvars import ContextVar
 
 import streamlit as st
 
@@ -32,8 +34,23 @@ CSS = f"""<style>
 </style>"""
 
 
+_PRESENTING: ContextVar[bool | None] = ContextVar("presenting", default=None)
+
+
 def on() -> bool:
-    return bool(st.session_state.get(STATE_KEY, False))
+    held = _PRESENTING.get()
+    return bool(st.session_state.get(STATE_KEY, False)) if held is None else held
+
+
+@contextmanager
+def presenting(mode: bool) -> Iterator[None]:
+    """Charts made in this block have `mode`'s sizes, whatever a session holds (none does at the server's
+    start)."""
+    token = _PRESENTING.set(mode)
+    try:
+        yield
+    finally:
+        _PRESENTING.reset(token)
 
 
 def switch() -> None:
@@ -58,6 +75,14 @@ def page():
 def options(label: str):
     """The container of a page's options: folded away in presenter mode, plain otherwise."""
     return st.expander(label, expanded=False) if on() else st.container()
+
+
+def section(title: str):
+    """A section of options under its heading: in presenter mode, folded away under the heading itself."""
+    if on():
+        return st.expander(title, expanded=False)
+    st.header(title, divider="gray")
+    return st.container()
 
 
 def px(size: int) -> int:

@@ -2,8 +2,9 @@
 before the first session), so that a page's first visit finds it cached.
 
 A warmer takes no arguments and calls the cached functions that a page's first run calls, with the same arguments.
-Each runs once in each language, with `language()` saying which (text is part of what some of them cache; what
-holds none is found cached the second time). A page that precomputes something new adds its builder to WARMERS.
+Each runs once in each language and mode, with `language()` and `presenter.on()` saying which (text and sizes are
+part of what some of them cache; what holds neither is found cached the second time). A page that precomputes
+something new adds its builder to WARMERS.
 """
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from streamlit.logger import get_logger
 from sim.core.config import Config
 from sim.trace.trace import SEED_BUDGET
 
-from . import capacity, lessons, real_model, runs
+from . import capacity, lessons, presenter, real_model, runs
 from .i18n import LANGUAGES, language, speaking
 from .lab_state import LabSettings
 
@@ -38,8 +39,13 @@ def lab_runs() -> None:
 
 
 def cost_lessons() -> None:
-    """What it costs, out of presenter mode (the one a session starts in)."""
-    lessons.lessons(language(), presenting=False)
+    """What it costs."""
+    lessons.lessons(language(), presenter.on())
+
+
+def story() -> None:
+    """The worked example's story, every frame of it."""
+    runs.story_figure()
 
 
 def default_sweep() -> None:
@@ -52,7 +58,7 @@ def model() -> None:
     real_model.shared_model(real_model.default_device(), real_model.DTYPES[0])
 
 
-WARMERS: tuple[Callable[[], object], ...] = (seed_runs, lab_runs, cost_lessons, default_sweep, model)
+WARMERS: tuple[Callable[[], object], ...] = (seed_runs, story, lab_runs, cost_lessons, default_sweep, model)
 
 
 @contextmanager
@@ -69,10 +75,13 @@ def _quiet_session_reads() -> Iterator[None]:
 
 
 def warm() -> None:
-    """Every warmer in every language; each one's time goes to the log (at debug level)."""
+    """Every warmer in every language, in and out of presenter mode (a warmer whose result depends on neither
+    finds it cached after the first); each one's time goes to the log (at debug level)."""
     for lang in LANGUAGES:
-        with speaking(lang), _quiet_session_reads():
-            for warmer in WARMERS:
-                started = time.perf_counter()
-                warmer()
-                LOG.debug("warmed %s (%s) in %.2f s", warmer.__name__, lang, time.perf_counter() - started)
+        for mode in (False, True):
+            with speaking(lang), presenter.presenting(mode), _quiet_session_reads():
+                for warmer in WARMERS:
+                    started = time.perf_counter()
+                    warmer()
+                    LOG.debug("warmed %s (%s%s) in %.2f s", warmer.__name__, lang, ", presenter" if mode else "",
+                              time.perf_counter() - started)

@@ -881,7 +881,7 @@ TEXTS = {
     "sw_upload_first": "Choose a file (Azure, Mooncake, BurstGPT or native CSV/JSON) and press Import.",
     "sw_lab_bad": "The trace lab's table has problems; fix them in the trace lab first:",
     "sw_trace_summary": (
-        "{n:,} requests arriving over {span:,} ticks ({rate} a tick on average); mean prompt {prompt} and "
+        "{n} requests arriving over {span} ticks ({rate} a tick on average); mean prompt {prompt} and "
         "mean output {output} tokens."),
     "sw_policies": "2. Policies, budgets and SLOs",
     "sw_policies_intro": (

@@ -863,7 +863,7 @@ TEXTS = {
     "sw_upload_first": "选择文件（Azure、Mooncake、BurstGPT 或原生 CSV/JSON）并点击导入。",
     "sw_lab_bad": "Trace 实验室的表格有问题，请先在 Trace 实验室中修正：",
     "sw_trace_summary": (
-        "{n:,} 个请求在 {span:,} 个 tick 内到达（平均每 tick {rate} "
+        "{n} 个请求在 {span} 个 tick 内到达（平均每 tick {rate} "
         "个）；平均 prompt {prompt}、平均输出 {output} 个 token。"),
     "sw_policies": "2. 策略、预算与 SLO",
     "sw_policies_intro": (
@@ -984,7 +984,7 @@ TEXTS = {
     "sw_default_chunked": "连续 + 分块 prefill",
     "sw_error": "无法运行的原因",
     "sw_download": "下载扫描结果（CSV）",
-    "dl_prom_tick_ms": "1 tick = ? 毫秒（用于 Prometheus 导出）",
+    "dl_prom_tick_ms": "导出时 1 tick 为多少毫秒",
     "dl_prom_tick_help": "Prometheus 和 vLLM 以秒计时；请给出一个 tick 的时长。",
     "dl_prom_ms": "时间单位为毫秒；导出时换算为秒。",
     "dl_prometheus": "{label} 的指标（Prometheus，vLLM 命名）",
