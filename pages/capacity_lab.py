@@ -133,7 +133,8 @@ if failed:
 
 x_title = t(f"sw_param_{swept}") + (t("sw_rate_axis", rate=f"{base_rate:.3g}") if swept == "rate" else "")
 unit = t("unit_ms" if inputs[1] and inputs[1][0].config.cost.kind == "profile" else "unit_tick")
-charts = [(("attainment",), t("sw_chart_attainment"), "%", {"knees": found, "target": goal, "scale": 100}),
+charts = [(("attainment",), t("sw_chart_attainment"), "%",
+           {"knees": found, "target": goal, "scale": 100, "knee_labels": capacity.knee_labels(rows, found, swept)}),
           (("goodput",), t("sw_chart_goodput"), t("sw_per_unit", unit=unit), {}),
           (("ttft_p50", "ttft_p90", "ttft_p99"), t("sw_chart_ttft"), unit, {"log_axis": True}),
           (("throughput",), t("sw_chart_throughput"), t("sw_tokens_per_unit", unit=unit), {}),
@@ -147,7 +148,7 @@ for index, (metric, title, y_title, options) in enumerate(charts):
                     config={"displaylogo": False})
     if index == 0:  # the knees, in words, under the chart that marks them
         st.subheader(t("sw_knees"))
-        st.markdown("\n".join(capacity.knee_sentences(found, swept, goal, base_rate)))
+        st.markdown("\n".join(capacity.knee_sentences(rows, found, swept, goal, base_rate)))
 if tpot_everywhere is not None:
     st.info(t("sw_tpot_flat", value=f"{tpot_everywhere:g}", unit=unit), icon="📏")
 

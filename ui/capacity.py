@@ -21,6 +21,7 @@ from sim.trace.trace import Trace, TraceError
 
 from .i18n import t
 from .lab_state import WIDGET, LabSettings
+from .numbers import number, share
 from .problems import config_error, trace_error_text
 from .text import md_escape
 
@@ -151,10 +152,15 @@ def policies_editor(key: str, table: pd.DataFrame) -> pd.DataFrame:
     for column, options in choices.items():
         config[column] = st.column_config.SelectboxColumn(t(f"sw_col_{column}"), options=options, required=True,
                                                           width="small")
-    # The KV columns only when asked: six columns fit a 1024-px screen; hidden ones keep their values.
-    shown = COLUMNS if st.toggle(t("sw_kv_columns"), key="sw_kv_columns") else COLUMNS[:6]
-    return st.data_editor(table, key=key, num_rows="dynamic", hide_index=True, width="stretch",
-                          column_config=config, column_order=shown)
+    # The KV columns only when asked: six columns fit a 1024-px screen; hidden ones keep their values, and those in
+    # which the rows differ are named under the table (the prefix-caching example's two rows differ only there).
+    every = st.toggle(t("sw_kv_columns"), key="sw_kv_columns")
+    edited = st.data_editor(table, key=key, num_rows="dynamic", hide_index=True, width="stretch",
+                            column_config=config, column_order=COLUMNS if every else COLUMNS[:6])
+    differ = [config[c]["label"] for c in COLUMNS[6:] if c in edited and edited[c].astype(str).nunique() > 1]
+    if differ and not every:
+        st.caption(t("sw_hidden_differ", columns=", ".join(differ)))
+    return edited
 
 
 def column_labels() -> dict[str, str]:
@@ -181,10 +187,10 @@ def entries(table: pd.DataFrame, first_token: str, slo: SLO, cost: CostModel | N
     rows = [r for r in table.to_dict("records") if any(pd.notna(v) and v != "" for v in r.values())]
     if not 1 <= len(rows) <= MAX_POLICIES:
         problems.append(t("sw_policy_count", most=MAX_POLICIES))
-    for number, row in enumerate(rows, start=1):
+    for index, row in enumerate(rows, start=1):
         label = "" if pd.isna(row.get("label")) else str(row["label"]).strip()  # a cleared cell is NaN
         if not label or label in seen:
-            problems.append(t("sw_policy_label", row=number))
+            problems.append(t("sw_policy_label", row=index))
             continue
         seen.add(label)
         try:
@@ -194,7 +200,7 @@ def entries(table: pd.DataFrame, first_token: str, slo: SLO, cost: CostModel | N
                             kv_admission=str(row.get("kv_admission")), preempt=str(row.get("preempt")),
                             prefix_cache=row.get("prefix_cache") is True)
         except ConfigError as error:
-            problems.append(t("sw_policy_bad", row=number, label=md_escape(label),
+            problems.append(t("sw_policy_bad", row=index, label=md_escape(label),
                               reason=config_error(error, column_labels())))
             continue
         out.append(Entry(label, config, policy))
@@ -298,20 +304,33 @@ def results_table(rows: list[dict], parameter: str) -> pd.DataFrame:
     return frame.rename(columns=columns)
 
 
-def knee_sentences(found: dict[str, float | int | None], swept: str, goal: float, rate: float) -> list[str]:
-    """One line a policy: the knee of the sweep, in words."""
-    out = []
+def at_edge(rows: list[dict], label: str, value: float | int, swept: str) -> bool:
+    """Whether a policy's knee is the last point of the sweep (its heaviest load; for a capacity, its smallest
+    value): the sweep did not find where it breaks, which lies beyond."""
+    values = [r["value"] for r in rows if r["policy"] == label]
+    return value == (max(values) if swept == "rate" else min(values))
+
+
+def knee_labels(rows: list[dict], found: dict[str, float | int | None], swept: str) -> dict[str, str]:
+    """Each knee as the chart writes it: "2.25", or "≥ 4 (the end of the sweep)" at its edge."""
+    edge = "sw_knee_edge_rate" if swept == "rate" else "sw_knee_edge_capacity"
+    return {label: t(edge, value=number(value)) if at_edge(rows, label, value, swept) else number(value)
+            for label, value in found.items() if value is not None}
+
+
+def knee_sentences(rows: list[dict], found: dict[str, float | int | None], swept: str, goal: float,
+                   rate: float) -> list[str]:
+    """One line a policy: the knee of the sweep, in words (said to lie beyond the sweep when it is its edge)."""
+    out, target = [], share(goal)
     for label, value in found.items():
         name = md_escape(label)
+        kind = "rate" if swept == "rate" else "capacity"
         if value is None:
-            out.append(t(f"sw_knee_none_{'load' if swept == 'rate' else 'capacity'}", policy=name,
-                         target=f"{goal:.0%}"))
-        elif swept == "rate":
-            out.append(t("sw_knee_rate", policy=name, target=f"{goal:.0%}", value=f"{value:g}",
-                         rate=f"{value * rate:.3g}"))
-        else:
-            out.append(t("sw_knee_capacity", policy=name, target=f"{goal:.0%}", value=f"{value:g}",
-                         parameter=t(f"sw_param_{swept}")))
+            out.append(t(f"sw_knee_none_{'load' if kind == 'rate' else 'capacity'}", policy=name, target=target))
+            continue
+        key = f"sw_knee_{kind}" + ("_edge" if at_edge(rows, label, value, swept) else "")
+        out.append(t(key, policy=name, target=target, value=number(value), rate=number(value * rate),
+                     parameter=t(f"sw_param_{swept}")))
     return out
 
 

@@ -347,7 +347,7 @@ DASHES = ("solid", "dash", "dot")
 
 def sweep_chart(rows: list[dict], columns: tuple[str, ...], title: str, x_title: str, y_title: str,
                 knees: dict[str, float | None] | None = None, target: float | None = None,
-                scale: float = 1.0, log_axis: bool = False) -> go.Figure:
+                scale: float = 1.0, log_axis: bool = False, knee_labels: dict[str, str] | None = None) -> go.Figure:
     """One line per policy (and per column: p50 solid, p90 dashed, p99 dotted, one legend entry a policy)
     against the swept value; points that could not run are left out. `knees` draws each policy's knee as a line
     in its colour, labelled on a row of its own so that two knees never cover each other; `target` draws the
@@ -370,7 +370,8 @@ def sweep_chart(rows: list[dict], columns: tuple[str, ...], title: str, x_title:
                          "hovertemplate": f"{name}{suffix}<br>%{{x}}: %{{y:.3g}}<extra></extra>"})
         value = (knees or {}).get(label)
         if value is not None:
-            layout_knees.append((value, color, t("sw_knee_label", policy=name, value=f"{value:g}")))
+            shown = (knee_labels or {}).get(label, number(value))
+            layout_knees.append((value, color, t("sw_knee_label", policy=name, value=shown)))
     layout = _base_layout(title, 360) | {
         "xaxis": {"title": {"text": x_title}, "gridcolor": "#e5e8ee", "zeroline": False,
                   "range": [min(xs) - pad, max(xs) + pad]},  # fixed: labels would widen an automatic range
@@ -490,10 +491,10 @@ def expert_heatmap(schedule: Schedule, title: str, marks: tuple[tuple[int, str],
         layout["title"]["subtitle"] = {"text": t("moe_heatmap_first", n=f"{len(loads):,}", total=f"{total:,}"),
                                        "font": {"size": presenter.font(12), "color": "#5a6270"}}
         layout["margin"]["t"] += 24
-    for number, (x, label) in enumerate(marks):  # the first label left of its line, the others right: apart
+    for index, (x, label) in enumerate(marks):  # the first label left of its line, the others right: apart
         _vline(layout, x)
         layout.setdefault("annotations", []).append(
-            {"text": label, "xref": "x", "x": x, "xanchor": "right" if number == 0 else "left", "yref": "y domain",
+            {"text": label, "xref": "x", "x": x, "xanchor": "right" if index == 0 else "left", "yref": "y domain",
              "y": 1, "yanchor": "bottom", "showarrow": False})
     return _figure(data, layout)
 

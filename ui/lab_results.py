@@ -41,9 +41,8 @@ def show(runs: list[tuple[Schedule, Metrics]], policies: tuple[Policy, Policy], 
     x_max = max(schedule_a.makespan, schedule_b.makespan)
     if schedule_a.unit != "tick" and not measured:
         st.caption(t("cost_used_linear"))
-    st.markdown("\n".join(f"- {line}" for line in what_changed(metrics_a, metrics_b, *map(md_escape, named))))
-    if not presenter.on():  # on a projector the charts come first, the cards under them
-        _cards(metrics_a, metrics_b, short[1])
+    if not presenter.on():  # on a projector the charts come first, what changed under them
+        _changed(metrics_a, metrics_b, named, short[1])
     rejected = [r.name for m in (metrics_a, metrics_b) for r in m.requests if r.finish_reason == "rejected"]
     if rejected:
         st.warning(t("lab_rejected", names=md_escape(", ".join(sorted(set(rejected))[:20])),
@@ -55,7 +54,7 @@ def show(runs: list[tuple[Schedule, Metrics]], policies: tuple[Policy, Policy], 
                             key=f"{page}_load_{label}")
         st.plotly_chart(gantt(schedule, title, x_max=x_max), key=f"{page}_gantt_{label}")
     if presenter.on():
-        _cards(metrics_a, metrics_b, short[1])
+        _changed(metrics_a, metrics_b, named, short[1])
     for label, (title, schedule) in zip("AB", labelled):
         st.plotly_chart(budget_chart(schedule, t("budget_title", policy=title), x_max=x_max),
                         key=f"{page}_budget_{label}")
@@ -91,9 +90,10 @@ def show(runs: list[tuple[Schedule, Metrics]], policies: tuple[Policy, Policy], 
     _prometheus_downloads(runs, page)
 
 
-def _cards(metrics_a: Metrics, metrics_b: Metrics, name_b: str) -> None:
-    """The headline figures of B, each with its change from A. Three cards a row: wide enough for their labels on a
-    1024-px screen."""
+def _changed(metrics_a: Metrics, metrics_b: Metrics, named: list[str], name_b: str) -> None:
+    """What changed from the first policy to the second: in sentences, then the second's headline figures, each
+    with its change. Three cards a row: wide enough for their labels on a 1024-px screen."""
+    st.markdown("\n".join(f"- {line}" for line in what_changed(metrics_a, metrics_b, *map(md_escape, named))))
     for column, (name, value_a, value_b, lower_better) in zip(st.columns(3) * 2, headline(metrics_a, metrics_b)):
         column.metric(f"{card_label(name, metrics_b.unit)} · {name_b}", shown(name, value_b),
                       delta=shown(name, value_b - value_a) or None,

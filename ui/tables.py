@@ -9,7 +9,7 @@ from sim.report.metrics import Metrics
 from sim.report.metrics import group_table as group_rows
 
 from .i18n import t
-from .numbers import number, quantity, rounded, share
+from .numbers import number, quantity, rounded, share, signed
 
 PER_REQUEST = ("queue_time", "ttft", "tpot", "e2e")  # a request's latencies, in its tables (short_<name>)
 OVERALL = ("makespan", "throughput", "request_throughput", "padding_waste", "utilization", "goodput_requests",
@@ -103,9 +103,10 @@ def overall_table(a: Metrics, b: Metrics, names: tuple[str, ...] = OVERALL) -> p
         relative = ("+" if change >= 0 else "-") + share(abs(change / va)) if va else ("—" if not change else "∞")
         higher_better = name in HIGHER_IS_BETTER or name in LOWER_EXTRA_IS_WORSE
         better = (change > 0) == higher_better if change and name not in NEUTRAL else None
+        # the change and how large it is beside what it changed, in one column: the table fits 1024 px
         records.append({t("col_metric"): metric_label(name, a.unit), t("policy_short_a"): shown(name, va),
-                        t("policy_short_b"): shown(name, vb), t("col_change"): shown(name, change),
-                        t("col_relative"): relative,
+                        t("policy_short_b"): shown(name, vb),
+                        t("col_change"): f"{signed(shown(name, change))} ({relative})" if change else "0",
                         t("col_verdict"): "" if better is None else ("✅" if better else "🔻")})
     return pd.DataFrame(records)
 

@@ -191,7 +191,6 @@ TEXTS = {
     "col_text": "text",
     "col_metric": "metric",
     "col_change": "change P2 − P1",
-    "col_relative": "relative",
     "col_verdict": "better?",
     "col_row": "row",
     "col_column": "column",
@@ -939,6 +938,15 @@ TEXTS = {
         "**{value}** upwards."),
     "sw_knee_none_load": "- **{policy}** misses {target} even at the lightest load swept.",
     "sw_knee_none_capacity": "- **{policy}** misses {target} even at the largest value swept.",
+    "sw_knee_rate_edge": (
+        "- **{policy}** keeps at least {target} of requests within every SLO at every load swept, up to **{value}x** "
+        "the trace's arrival rate ({rate} requests a tick), the end of the sweep: its knee lies beyond."),
+    "sw_knee_capacity_edge": (
+        "- **{policy}** keeps at least {target} of requests within every SLO at every {parameter} swept, down to "
+        "**{value}**, the start of the sweep: its knee lies below."),
+    "sw_knee_edge_rate": "≥ {value} (the end of the sweep)",
+    "sw_knee_edge_capacity": "≤ {value} (the start of the sweep)",
+    "sw_hidden_differ": "The rows also differ in hidden columns: {columns} (show the KV cache columns to see them).",
     "sw_knee_label": "knee of {policy}: {value}",
     "sw_why": "Why a curve goes against intuition",
     "sw_why_attainment": (

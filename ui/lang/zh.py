@@ -175,7 +175,6 @@ TEXTS = {
     "col_text": "文本",
     "col_metric": "指标",
     "col_change": "变化 P2 − P1",
-    "col_relative": "相对变化",
     "col_verdict": "更好？",
     "col_row": "行",
     "col_column": "列",
@@ -437,7 +436,7 @@ TEXTS = {
     "wc_tpot": "使用 **{b}** 后，TPOT p90 从每 token {ta} 变为 {tb}。",
     "wc_preemptions": "抢占：**{a}** {pa} 次（重算 {ra} 个 token），**{b}** {pb} 次（重算 {rb} 个）。",
     "cfg_hardware": "KV cache 与成本模型（两个策略相同）",
-    "cfg_kv_blocks": "KV cache block 数（0 表示不限）",
+    "cfg_kv_blocks": "KV block 数（0 为不限）",
     "cfg_kv_blocks_help": "分页 KV cache 的大小。持有 n 个 token 的请求需要 ceil(n / block 大小) 个 block。",
     "cfg_block_size": "每个 block 的 token 数",
     "cfg_block_size_help": "vLLM 默认为 16；课堂上的小例子适合用小 block。",
@@ -920,6 +919,15 @@ TEXTS = {
     "sw_knee_capacity": "- **{policy}** 在{parameter}不小于 **{value}** 时，保持至少 {target} 的请求满足全部 SLO。",
     "sw_knee_none_load": "- **{policy}** 即使在扫描范围内最轻的负载下也达不到 {target}。",
     "sw_knee_none_capacity": "- **{policy}** 即使在扫描范围内的最大取值下也达不到 {target}。",
+    "sw_knee_rate_edge": (
+        "- **{policy}** 在扫描的所有负载下都保持至少 {target} 的请求满足全部 SLO，直到扫描的终点 **{value}x** 倍 trace "
+        "到达率（每 tick {rate} 个请求）：拐点在扫描范围之外。"),
+    "sw_knee_capacity_edge": (
+        "- **{policy}** 在扫描的所有{parameter}下都保持至少 {target} 的请求满足全部 SLO，低至扫描的起点 **{value}**："
+        "拐点在扫描范围之下。"),
+    "sw_knee_edge_rate": "≥ {value}（扫描终点）",
+    "sw_knee_edge_capacity": "≤ {value}（扫描起点）",
+    "sw_hidden_differ": "各行在隐藏的列中也有不同：{columns}（打开 KV cache 列即可看到）。",
     "sw_knee_label": "{policy} 的拐点：{value}",
     "sw_why": "为什么有的曲线与直觉相反",
     "sw_why_attainment": "在 {value} 处，**{ahead}** 不如 **{behind}**：满足全部 SLO 的请求为 {a}，对方为 {b}。",
