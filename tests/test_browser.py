@@ -387,7 +387,7 @@ def test_the_results_download_when_clicked(open_page):
     schedules = json.loads(fetch("Schedules (JSON)"))
     assert sorted(schedules) == ["A_static", "B_continuous"]
     assert schedules["A_static"]["makespan"] == 11 and schedules["B_continuous"]["makespan"] == 8
-    assert "vllm:time_to_first_token_seconds" in fetch("Metrics of B (Prometheus, vLLM names)")
+    assert "vllm:time_to_first_token_seconds" in fetch("Metrics of Policy 2 (Prometheus, vLLM names)")
     assert json.loads(fetch("Chrome / Perfetto trace"))["traceEvents"]
     no_exception(page)
 
@@ -449,7 +449,7 @@ def test_the_real_model_streams_stops_and_runs_again(open_page):
     page.get_by_text("long answers", exact=True).click()
     wait_idle(page)
     page.get_by_role("button", name="Run on the model ▶").click()
-    expect(page.get_by_text("Running policy A on the model…")).to_be_visible()
+    expect(page.get_by_text("Running Policy 1 on the model…")).to_be_visible()
     streamed = page.get_by_test_id("stMain").locator("pre").first
     expect(streamed).not_to_be_empty()  # the first request's text arrives while the run goes
     expect(page.get_by_text(re.compile(r"^\S+, as it is generated:$")).first).to_be_visible()  # under its name
