@@ -18,6 +18,7 @@ import plotly.graph_objects as go
 from . import charts, presenter
 from .i18n import t
 from .story import OVERALL, PER_REQUEST, Run, overall_rows, request_rows, takeaway, told
+from .text import plotly_text
 from .wrap import break_lines, em
 
 SPEEDS = (0.5, 1, 2, 4)  # ticks a second while playing
@@ -28,6 +29,8 @@ MARGIN = {"l": 30, "r": 8, "t": 8, "b": 8}
 PAD = 8  # px inside a box of words
 LINE = 1.3  # Plotly's line spacing: a line of text is this many font sizes tall
 INK, BORDER, HIGHLIGHT, HEADER, STRIPE = "#1f2430", "#cfd5de", "#e3ecf9", "#eef1f5", "#f7f8fa"
+MARKS = (("▶", "#2f3640"), ("◆", "#59a14f"))  # an arrival's and a last token's markers, as the Gantt chart's
+OFF_CHART = -1e6  # a time no chart shows
 
 
 @dataclass(frozen=True)
@@ -141,10 +144,15 @@ class Page:
 
 def _charts(runs: list[Run]) -> list[dict]:
     """The charts' traces, whole runs: each run's Gantt chart, then each run's budget chart (its bars stacked by
-    their bases: the figure's bars overlay, as a Gantt chart's must)."""
+    their bases: the figure's bars overlay, as a Gantt chart's must). A Gantt chart's markers keep one point off
+    the chart, for the legend (Plotly leaves a trace without points out of it): an arrival or a last token at the
+    very time shown has happened, but a curtain there would hide half of its marker, so frames draw them as notes
+    (_marks)."""
     data = []
     for i, run in enumerate(runs):
-        data += [trace | _on(1 + i, legend=i == 0) for trace in charts.gantt_traces(run.schedule, _rows(run))]
+        off = {"x": [OFF_CHART], "y": [plotly_text(run.schedule.requests[0].name)]}
+        data += [trace | _on(1 + i, legend=i == 0) | (off if trace["type"] == "scatter" else {})
+                 for trace in charts.gantt_traces(run.schedule, _rows(run))]
     for i, run in enumerate(runs):
         below = [0] * int(run.schedule.makespan)
         for bar in charts.budget_traces(run.schedule):
@@ -202,8 +210,8 @@ def _still(runs: list[Run], page: Page) -> tuple[list[dict], list[dict]]:
     stripes and first columns, the budget charts' titles."""
     sizes, shapes, notes = page.sizes, [], []
     top, height = page.bands["narration"]
-    for i, (left, right) in enumerate(COLUMNS):
-        shapes.append(_box(left, right, page.y_at(top + height), page.y_at(top), name=f"narration{i}"))
+    for i, (left, right) in enumerate(COLUMNS):  # unbordered: on a wide screen much of it stays empty
+        shapes.append(_box(left, right, page.y_at(top + height), page.y_at(top), line=0, name=f"narration{i}"))
     top, height = page.bands["summary"]
     shapes.append(_box(0, 1, page.y_at(top + height), page.y_at(top), HIGHLIGHT, name="summary"))
     for i, (run, (left, _)) in enumerate(zip(runs, COLUMNS)):
@@ -289,6 +297,20 @@ def _moving_notes(runs: list[Run], now: int, said: dict, page: Page) -> list[dic
     for table in _tables(runs, now):
         notes += _grid(table, page, moving=True)[1]
     notes.append(page.note(said["summary"], 0, page.bands["summary"][0] + PAD, True, xshift=PAD, name="summary"))
+    return notes + _marks(runs, now, sizes)
+
+
+def _marks(runs: list[Run], now: int, sizes: Sizes) -> list[dict]:
+    """Each Gantt chart's arrival and last-token markers that have happened by `now`, on its axes (drawn above its
+    curtain)."""
+    notes = []
+    for n, run in enumerate(runs, start=1):
+        for request in run.schedule.requests:
+            for at, (mark, color) in zip((request.arrival, request.completion), MARKS):
+                if at is not None and at <= now:
+                    notes.append({"text": mark, "xref": _ref("x", n), "x": at, "yref": _ref("y", n),
+                                  "y": plotly_text(request.name), "showarrow": False,
+                                  "font": {"size": sizes.font + 3, "color": color}})
     return notes
 
 
