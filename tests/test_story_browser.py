@@ -9,40 +9,21 @@ import sys
 
 import pytest
 
-from kit.browser_kit import CHROMIUM, CHROMIUM_ARGS, ROOT, ServerError, streamlit_server
+from kit.browser_kit import ROOT
 from kit.story_play import END, PROBE, READ, SPEED, STORY, button, open_story, panels_at, play
-from tests.test_browser import SCREENSHOTS, wait_idle
+from tests.test_browser import SCREENSHOTS, browser, server, wait_idle  # noqa: F401 (its fixtures)
 
-playwright_api = pytest.importorskip("playwright.sync_api")
+pytest.importorskip("playwright.sync_api")  # (its browser fixture drives Chromium)
 
 LOAD_SESSIONS, LOAD_SECONDS = 40, 60
 FIRST_FRAME_MS = 200
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if not CHROMIUM.exists():
-        pytest.skip(f"{CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium)")
-    with playwright_api.sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
-
-
-@pytest.fixture(scope="module")
-def server():
-    try:
-        with streamlit_server() as base:
-            yield base
-    except ServerError as error:
-        pytest.fail(str(error))
 
 
 def assert_panels_at(panels: dict, now: int) -> None:
     assert panels_at(panels, now), (now, panels)
 
 
-def test_the_story_plays_in_the_browser_under_a_class_load(browser, server):
+def test_the_story_plays_in_the_browser_under_a_class_load(browser, server):  # noqa: F811 (the fixtures)
     load = subprocess.Popen([sys.executable, "-m", "kit.protocol_load", server, "--sessions", str(LOAD_SESSIONS),
                              "--seconds", str(LOAD_SECONDS)], cwd=ROOT, stdout=subprocess.PIPE, text=True)
     try:
@@ -69,7 +50,7 @@ def test_the_story_plays_in_the_browser_under_a_class_load(browser, server):
 @pytest.mark.parametrize("presenting", [False, True], ids=["plain", "presenter"])
 @pytest.mark.parametrize("locale", ["en-US", "zh-CN"])
 @pytest.mark.parametrize("size", [(1024, 768), (1400, 900)], ids=["1024", "1400"])
-def test_every_frames_words_fit_their_boxes(browser, server, locale, size, presenting):
+def test_every_frames_words_fit_their_boxes(browser, server, locale, size, presenting):  # noqa: F811
     """No words of any frame stick out of their box, and every frame shows each panel at its time."""
     context, page, _ = open_story(browser, server, locale, {"width": size[0], "height": size[1]})
     if presenting:
