@@ -760,7 +760,7 @@ TEXTS = {
     "cost_back": "Back to the worked example",
     "cost_running": "Simulating the eight lessons…",
     "cost_download": "Download this table (CSV)",
-    "cost_example_gantt": "The worked example in ms, continuous batching",
+    "cost_example_gantt": "The worked example in ms",
     "cost_continuous": "continuous",
     "cost_chunk2": "chunked prefill, 2 tokens",
     "cost_chunk1": "chunked prefill, 1 token",
@@ -771,11 +771,10 @@ TEXTS = {
     "cost_reserve": "reserve the whole output",
     "cost_overcommit": "overcommit",
     "cost_static": "static",
-    "cost_col_policy": "policy",
     "cost_col_a_worst": "A's longest gap",
     "cost_col_a_ttft": "A's TTFT",
-    "cost_col_c_ttft": "C's TTFT",
-    "cost_col_makespan": "makespan",
+    "cost_col_c_ttft": "C's TTFT in ms",
+    "cost_col_makespan": "makespan in ms",
     "cost_col_itl_p50": "gap p50",
     "cost_col_itl_p99": "gap p99",
     "cost_col_ratio": "p99 / p50",
@@ -788,19 +787,25 @@ TEXTS = {
     "cost_col_recomputed": "tokens prefilled again",
     "cost_col_iterations": "iterations",
     "cost_col_decisions": "scheduling decisions",
-    "cost_col_changes": "joins + leaves",
-    "cost_col_plan": "planning time / iteration",
+    "cost_col_changes": "requests in or out",
+    "cost_col_plan": "planning / iteration",
     "cost_interference_title": "Prefill–decode interference",
     "cost_interference_named": "A waits {worst} for a token while C prefills, against {usual} otherwise (+{rise})",
     "cost_interference_story": (
-        "C arrives while A and B decode. Continuous batching admits it at once, so C's 3 prefill tokens "
+        "The worked example again, a tick of its arrivals read as {tick} (one request's decode "
+        "iteration) and each iteration as long as its work takes. **Static batching** keeps C, which "
+        "arrives at {c_arrival}, out until A's and B's batch is done: C's first token comes "
+        "**{c_static}** after it arrives, and the trace ends at **{end_static}**. **Continuous "
+        "batching** admits C at once: its first token after **{c_ttft}**, the end at **{end}**. The "
+        "worked example's {c_ticks_static} → {c_ticks} for C's TTFT is **{c_static} → {c_ttft}** here, "
+        "and its makespan of {end_ticks_static} → {end_ticks} is **{end_static} → {end}** (the table "
+        "gives each figure in both units).\n\nThat admission has a price. C's {c_prompt} prefill tokens "
         "share an iteration with A's and B's decodes: that iteration lasts **{worst}** instead of "
         "**{usual}**, and A waits **+{rise}** for that token. That is prefill–decode interference: a "
         "newcomer's prefill stretches the gap of everyone already decoding. Chunked prefill (Sarathi) "
         "spreads a prompt over several iterations: with 1-token chunks A's longest gap is "
         "**{chunked_worst}**, but prefills finish later: C's TTFT rises from **{c_ttft}** to "
         "**{c_ttft_chunked}**, and A's own from **{a_ttft}** to **{a_ttft_chunked}**."),
-    "cost_gap_index": "A's token gap (1st, 2nd, …)",
     "cost_gap_axis": "gap ({unit})",
     "cost_jitter_title": "TPOT jitter",
     "cost_jitter_named": (
@@ -840,19 +845,23 @@ TEXTS = {
         "fits: TTFT p99 falls to **{ttft}**, and when decodes fill the cache the newest request is preempted "
         "and its KV dropped: **{preemptions}** preemptions, and **{recomputed}** tokens prefilled a second "
         "time ({share} of all prefill work). That is the price of admitting more."),
-    "cost_preempted": "{name}: preemption",
     "cost_work_title": "The scheduler's work every iteration",
     "cost_work_named": (
         "continuous decides {decisions} times (every iteration), static {static_decisions}; the batch "
         "changes before {changed} iterations"),
     "cost_work_story": (
-        "The jitter trace under static and continuous batching, each planned one iteration at a time. Static "
-        "batching decides once a batch: **{static_decisions}** times. Continuous batching decides again "
-        "every iteration, **{decisions}** times, and its batch changes before **{changed}** of them "
-        "(**{share}**); static's changes {static_changed} times. Each change means new batch tensors and "
-        "block tables in a real engine, work that happens on the CPU between two forward passes. Planning "
-        "one iteration took **{plan} µs** here for continuous and **{static_plan} µs** for static (this "
-        "machine's Python, measured when the page first ran; the median of three runs after a warm-up)."),
+        "The jitter trace under static and continuous batching, each planned one iteration at a time. "
+        "Static batching decides once a batch: **{static_decisions}** times. Continuous batching decides "
+        "again every iteration, **{decisions}** times, and its batch changes before **{changed}** of "
+        "them (**{share}**). Both move the same requests in and out: each request joins the batch once "
+        "and leaves it once, **{moves}** joins and leaves in all under either policy. Static batching "
+        "makes them in **{static_changed}** batch changes, a whole batch leaving and the next one coming "
+        "in (**{static_per}** requests a change); continuous batching a few at a time (**{per}** a "
+        "change). Each change means new batch tensors and block tables in a real engine, work that "
+        "happens on the CPU between two forward passes. Planning one iteration took **{plan}** for "
+        "continuous batching and **{static_plan}** for static: this simulator's Python on this server, "
+        "measured once, when the server started (the median of three runs after a warm-up), so every "
+        "visit shows the same figures."),
     "cost_group_decisions": "scheduling decisions",
     "cost_group_changed": "iterations after a batch change",
     "cost_work_axis": "count (log scale)",
@@ -863,6 +872,32 @@ TEXTS = {
         "not vLLM's; in a real engine the batch's tensors, sampling and detokenization add CPU time every "
         "iteration.\n- Preemption by recompute is modelled as prefill work again; swapping to host memory "
         "costs PCIe time instead (the trace lab's swap option)."),
+    "unit_us": "µs",
+    "cost_gap_between": "token {a} → {b}",
+    "cost_col_c_ttft_ticks": "C's TTFT in ticks",
+    "cost_col_makespan_ticks": "makespan in ticks",
+    "cost_col_changed": "batch changes",
+    "cost_col_per_change": "per batch change",
+    "cost_static_short": "static",
+    "cost_continuous_short": "continuous",
+    "cost_chunk2_short": "chunks of 2",
+    "cost_chunk1_short": "chunks of 1",
+    "cost_chunk128_short": "chunks of 128",
+    "cost_fcfs_short": "fcfs",
+    "cost_skip_short": "fcfs-skip",
+    "cost_fcfs_chunk_short": "fcfs + chunks",
+    "cost_reserve_short": "reserve",
+    "cost_overcommit_short": "overcommit",
+    "cost_lpm_fcfs_short": "arrival order",
+    "cost_lpm_lpm_short": "longest prefix",
+    "cost_interference_topic": "the worked example in ms and prefill–decode interference",
+    "cost_jitter_topic": "TPOT jitter",
+    "cost_hol_topic": "head-of-line blocking and starvation",
+    "cost_kv_topic": "KV pressure and preemption",
+    "cost_work_topic": "the scheduler's work",
+    "cost_moe_topic": "MoE routing",
+    "cost_stream_topic": "a slow reader holding KV memory",
+    "cost_lpm_topic": "cache-aware order",
 
     # Capacity lab (sweeps)
     "nav_capacity": "Capacity lab",
@@ -1025,7 +1060,7 @@ TEXTS = {
         "{p90_paused}). **Releasing** the paused request gives its blocks back at once (others' TTFT p50 "
         "**{ttft_released}**), but it is preempted **{preemptions}** times and **{recomputed}** tokens are "
         "prefilled again each time its client catches up. The Gantt chart below shows the paused segments."),
-    "cost_stream_gantt": "{credits} credits, paused in place: the slow request and the first 15 others",
+    "cost_stream_gantt": "{credits} credits, paused in place: the slow request and the first {others} others",
     "cost_unbounded": "no bound (buffer everything)",
     "cost_credits_paused": "credits, paused in place",
     "cost_credits_released": "credits, paused request released",
@@ -1188,7 +1223,6 @@ TEXTS = {
     "cost_moe_axis": "token choices routed",
     "cost_moe_heatmap": "Expert load per iteration (the two iterations marked)",
     "cost_moe_mark": "#{n}",
-    "cost_col_term": "quantity",
     "cost_col_choices": "expert choices (tokens × top-k)",
     "cost_moe_fastest": "iteration {n} (fastest)",
     "cost_moe_slowest": "iteration {n} (slowest)",
