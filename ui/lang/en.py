@@ -50,29 +50,31 @@ TEXTS = {
     # Home
     "home_title": "The batching classroom",
     "home_intro": (
-        "An LLM server answers many requests at once by putting them in one **batch**: each model iteration "
-        "does a little work for every request in it. First the **prefill** reads a request's prompt, then "
-        "each **decode** step produces one more output token.\n\n**Static batching** waits for a batch, pads "
-        "every prompt to the longest one and keeps the batch together until its longest answer is done: "
-        "short requests sit idle in their slots, and new arrivals wait outside. **Continuous batching** "
-        "(iteration-level scheduling) decides again at every iteration: running requests each decode a "
-        "token, finished ones free their slot at once, and waiting requests are admitted into the budget "
-        "that is left.\n\nBelow, the design document's three requests A=(0,4,5), B=(0,2,2), C=(3,3,4) "
-        "(arrival, prompt tokens, output tokens) with a budget of 8 token-work a tick:"),
-    "home_caption": "makespan {makespan} ticks · padding waste {waste} · throughput {throughput} tokens/tick",
+        "An LLM server answers many requests at once by putting them in one **batch**: each model "
+        "iteration does a little work for every request in it. First the **prefill** reads a request's "
+        "prompt, then each **decode** step produces one more output token.\n\n**Static batching** waits "
+        "for a batch, pads every prompt to the longest one and keeps the batch together until its "
+        "longest answer is done: short requests sit idle in their slots, and new arrivals wait outside. "
+        "**Continuous batching** (iteration-level scheduling) decides again at every iteration: running "
+        "requests each decode a token, finished ones free their slot at once, and waiting requests are "
+        "admitted into the budget that is left.\n\nBelow, the design document's three requests {requests} "
+        "(arrival, prompt tokens, output tokens) with a budget of {budget} token-work a tick:"),
+    "home_caption": (
+        "**{policy}**: makespan {makespan} · padding waste {waste} · throughput {throughput} tokens/tick"),
     "home_after": (
-        "Continuous batching admits C at tick 3, in the same tick as A's decode and in B's freed slot, so "
-        "C's first token comes 3 ticks sooner and the trace is done at tick 8 instead of 11. The teaching "
-        "model counts every prompt or decode token as one unit of work; real prefill and decode costs "
-        "differ, so the 37.5% more tokens a tick here (1.375 against 1.0) is about scheduling, not GPU speed."),
+        "Continuous batching admits C at tick {arrival}, in the same tick as A's decode and in B's freed "
+        "slot, so C's first token comes {sooner} sooner and the trace is done at tick {end} instead of "
+        "{end_static}. The teaching model counts every prompt or decode token as one unit of work; real "
+        "prefill and decode costs differ, so the {more} more tokens a tick here ({throughput} against "
+        "{throughput_static}) is about scheduling, not GPU speed."),
     "home_pages": "Pages",
     "home_link_worked_example": "Worked example: the seed's trace revealed tick by tick, with narration",
-    "home_link_costs": (
-        "What it costs: prefill–decode interference, TPOT jitter, starvation, KV pressure and the "
-        "scheduler's work, in milliseconds"),
+    "home_link_costs": "What it costs, in milliseconds: {topics}",
     "home_link_trace_lab": "Trace lab: edit, generate or upload a trace and compare two policies",
     "home_link_capacity_lab": "Capacity lab: how much load before each policy breaks its SLOs (goodput and knees)",
     "home_link_metrics_guide": "Metrics guide: queue time, TTFT, TPOT, throughput, goodput and more",
+    "home_gantt": "The three requests under static and continuous batching, on one time axis",
+    "list_sep": ", ",
 
     # Worked example
     "ex_title": "Worked example",

@@ -48,29 +48,27 @@ TEXTS = {
     # Home
     "home_title": "批处理课堂",
     "home_intro": (
-        "LLM 服务器把许多请求放进同一个 **batch** 一起处理：每次模型 iteration "
-        "为 batch 中的每个请求做一点工作。先由 **prefill** 读入请求的 "
-        "prompt，之后每个 **decode** 步骤再生成一个输出 "
-        "token。\n\n**静态批处理**要等一组请求凑齐，把所有 prompt padding "
-        "到最长的长度，并且整个 batch 要等最长的回答完成才结束：短请求完成后仍占着槽位空转，新到的"
-        "请求只能在外面等。**连续批处理**（iteration 级调度）在每次 iteration "
-        "都重新决策：运行中的请求各 decode 一个 token，完成的请求立刻释放槽位，等待中的请求"
-        "在剩余预算内被接纳。\n\n下面是设计文档中的三个请求 "
-        "A=(0,4,5)、B=(0,2,2)、C=(3,3,4)（到达时刻、prompt token "
-        "数、输出 token 数），预算为每 tick 8 个 token-work："),
-    "home_caption": "makespan {makespan} tick · padding 浪费 {waste} · 吞吐 {throughput} token/tick",
+        "LLM 服务器把许多请求放进同一个 **batch** 一起处理：每次模型 iteration 为 batch 中的每个请求做一"
+        "点工作。先由 **prefill** 读入请求的 prompt，之后每个 **decode** 步骤再生成一个输出 token。\n\n**静"
+        "态批处理**要等一组请求凑齐，把所有 prompt padding 到最长的长度，并且整个 batch 要等最长的回答完"
+        "成才结束：短请求完成后仍占着槽位空转，新到的请求只能在外面等。**连续批处理**（iteration 级调度）"
+        "在每次 iteration 都重新决策：运行中的请求各 decode 一个 token，完成的请求立刻释放槽位，等待中的"
+        "请求在剩余预算内被接纳。\n\n下面是设计文档中的三个请求 {requests}（到达时刻、prompt token 数、输出"
+        " token 数），预算为每 tick {budget} 个 token-work："),
+    "home_caption": "**{policy}**：makespan {makespan} · padding 浪费 {waste} · 吞吐 {throughput} token/tick",
     "home_after": (
-        "连续批处理在 tick 3 就接纳了 C：与 A 的 decode 同一 tick，并复用 B "
-        "释放的槽位，于是 C 的首 token 提前 3 个 tick，整条 trace 在 tick "
-        "8 而不是 11 完成。教学模型把每个 prompt 或 decode token "
-        "都算作一个单位的工作；真实的 prefill 与 decode 成本不同，所以这里每 tick "
-        "多出的 37.5% token（1.375 对 1.0）说明的是调度，而不是 GPU 速度。"),
+        "连续批处理在 tick {arrival} 就接纳了 C：与 A 的 decode 同一 tick，并复用 B 释放的槽位，于是 C 的"
+        "首 token 提前 {sooner}，整条 trace 在 tick {end} 而不是 {end_static} 完成。教学模型把每个 "
+        "prompt 或 decode token 都算作一个单位的工作；真实的 prefill 与 decode 成本不同，所以这里每 tick "
+        "多出的 {more} token（{throughput} 对 {throughput_static}）说明的是调度，而不是 GPU 速度。"),
     "home_pages": "页面",
     "home_link_worked_example": "示例推演：逐 tick 展开设计文档的 trace，并附文字解说",
-    "home_link_costs": "代价：prefill–decode 干扰、TPOT 抖动、饥饿、KV 压力与调度器的工作，以毫秒计",
+    "home_link_costs": "代价，以毫秒计：{topics}",
     "home_link_trace_lab": "Trace 实验室：编辑、生成或上传 trace，对比两种策略",
     "home_link_capacity_lab": "容量实验：负载多大时各策略开始违反 SLO（goodput 与拐点）",
     "home_link_metrics_guide": "指标指南：排队时间、TTFT、TPOT、吞吐、goodput 等",
+    "home_gantt": "三个请求在静态与连续批处理下，共用一条时间轴",
+    "list_sep": "、",
 
     # Worked example
     "ex_title": "示例推演",
