@@ -571,7 +571,7 @@ TEXTS = {
         "加入，与模拟器一致。毫秒：经过相应时间后才加入。"),
     "rm_no_model": "无法加载模型：{reason}",
     "rm_trace": "1 · 请求",
-    "rm_source": "Trace",
+    "rm_source": "请求来源",
     "rm_source_mixed": "长度混合",
     "rm_source_short_chats": "短对话",
     "rm_source_long_outputs": "长回答",
