@@ -278,7 +278,9 @@ def test_metrics_guide_draws_the_chosen_request():
     at.radio(key="guide_policy").set_value("static").run()
     fig = figure(at, 0)
     texts = [a.get("text", "") for a in fig["layout"]["annotations"]]
-    assert "TTFT = 5" in texts and "queue = 3" in texts and "3 gaps, mean TPOT = 1.0" in texts
+    assert "TTFT = 5" in texts and "queue = 3" in texts and "3 gaps, mean TPOT = 1" in texts
+    # queue, TTFT, TPOT, throughput, goodput, makespan, padding waste, utilization (%): the one form of figures
+    assert [m.value for m in at.metric] == ["3", "5", "1", "1", "3", "11", "5", "22.7"]
 
 
 def test_capacity_lab_default_shows_continuous_knee_above_static_and_chunked_above_both():
