@@ -89,3 +89,18 @@ def test_kv_totals_give_each_run_a_panel_under_its_own_capacity_line():
     assert lines == [(y, RICH.config.kv_blocks) for y in ("y", "y2", "y3")]
     labels = [note for note in layout["annotations"] if note["text"] in "abc"]
     assert [note["y"] for note in labels] == [span[1] for span in spans]  # each above its panel
+
+
+@pytest.mark.parametrize("presenting", [False, True], ids=["plain", "presenter"])
+def test_the_anatomys_arrows_and_labels_lie_off_the_bar(monkeypatch, presenting):
+    """Request C under static batching (queued, then TTFT 5 and 3 gaps): each arrow and label lies on white, above or
+    under the row's bar, in either mode's sizes."""
+    from ui import presenter
+    monkeypatch.setattr(presenter, "on", lambda: presenting)
+    figure = charts.request_anatomy(STATIC, 2).to_dict()
+    layout = figure["layout"]
+    plot = layout["height"] - layout["margin"]["t"] - layout["margin"]["b"]
+    half = max(d.get("width", 0.8) for d in figure["data"] if d["type"] == "bar") * plot / 2  # px (0.8: a row's share)
+    labels = [note for note in layout["annotations"] if note.get("text")]
+    assert len(labels) == 3
+    assert all(abs(note["yshift"]) - note["font"]["size"] / 2 >= half for note in labels)

@@ -295,6 +295,9 @@ def request_anatomy(schedule: Schedule, index: int, x_max: float | None = None) 
     deepest = max(abs(level) for *_, level in arrows)
     plot = 2 * (deepest * step + BAR_HALF + size)  # the row sits in the middle of the plot
     fig.update_layout(height=plot + fig.layout.margin.t + fig.layout.margin.b)
+    # The bars as thick as the levels count on (a row's bar is otherwise most of the plot's height): the arrows and
+    # their labels lie on white, off the bars.
+    fig.update_traces(width=2 * BAR_HALF / plot, selector={"type": "bar"})
     return fig
 
 
