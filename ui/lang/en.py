@@ -119,7 +119,7 @@ TEXTS = {
     "ex_rate_many": "{rate} tokens a tick",
     "ex_takeaway_tpot": "Every TPOT is {tpot} tick a token.",
     "ex_done": "t={tick}: every request is done; the run is over.",
-    "ex_costs_link": "Every TPOT here is 1 tick. What does continuous batching cost in milliseconds? →",
+    "ex_costs_link": "Every TPOT here is 1 tick: what does continuous batching cost in ms? →",
     "ex_open_lab": "Open this trace in the trace lab",
     "ex_narration_empty": "Time 0: nothing has run yet. Press ▶ Play, or step forward.",
 
