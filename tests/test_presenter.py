@@ -72,7 +72,7 @@ def test_off_a_figure_names_no_tick_font():
 
 def test_on_a_lesson_charts_subtitle_is_broken_into_lines_that_fit(presenting):
     """Plotly never wraps a title: a long subtitle is broken where a line of the narrowest chart is full, and the
-    top margin makes room for its lines."""
+    figure grows by its lines."""
     from ui.wrap import em
     cost = "the busiest expert takes more of the token choices " * 4
     layout = charts._named("T", cost, 300)
@@ -80,7 +80,10 @@ def test_on_a_lesson_charts_subtitle_is_broken_into_lines_that_fit(presenting):
     lines = subtitle["text"].split("<br>")
     assert len(lines) > 1 and all(em(line) * subtitle["font"]["size"] <= charts.SUBTITLE_PX for line in lines)
     assert subtitle["font"]["size"] >= 18
-    assert layout["margin"]["t"] > charts._named("T", "short", 300)["margin"]["t"]
+    short = charts._named("T", "short", 300)
+    assert layout["margin"]["t"] > short["margin"]["t"]
+    plot = [shown["height"] - shown["margin"]["t"] - shown["margin"]["b"] for shown in (layout, short)]
+    assert plot[0] == plot[1]  # the subtitle's lines take no room from the plot
 
 
 def test_presenter_font_sizes():

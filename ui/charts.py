@@ -403,14 +403,17 @@ def sweep_chart(rows: list[dict], columns: tuple[str, ...], title: str, x_title:
 
 def _named(title: str, cost: str, height: int) -> dict:
     """A lesson chart's layout: the cost's name as its title and its figure as the subtitle, broken into lines that
-    fit the narrowest chart the pages draw (Plotly never wraps a title), with the top margin their height."""
+    fit the narrowest chart the pages draw (Plotly never wraps a title), the top margin and the figure grown by their
+    height."""
     layout = _base_layout(title, height)
     size = presenter.font(13)
     text = break_lines(cost, size, SUBTITLE_PX)
     lines = text.count("<br>") + 1
     layout["title"] |= {"subtitle": {"text": text, "font": {"size": size, "color": "#c0392b"}},
                         "yref": "container", "y": 1, "yanchor": "top", "pad": {"t": 10}}
-    layout["margin"] = layout["margin"] | {"t": round(layout["title"]["font"]["size"] * 1.5 + lines * size * 1.3) + 24}
+    top = round(layout["title"]["font"]["size"] * 1.5 + lines * size * 1.3) + 24
+    layout["height"] += top - layout["margin"]["t"]  # the plot keeps its height however many lines the subtitle has
+    layout["margin"] = layout["margin"] | {"t": top}
     return layout
 
 
