@@ -9,7 +9,8 @@ from ui.lessons import lessons
 through_app()
 
 st.title(t("cost_title"))
-st.markdown(t("cost_intro", ms=costs.MS_PER_TICK))
+with presenter.options(t("cost_about")):  # on a projector, folded: the first lesson's picture on the first screen
+    st.markdown(t("cost_intro", ms=costs.MS_PER_TICK))
 st.page_link("pages/worked_example.py", label=t("cost_back"), icon="🧮")
 with st.spinner(t("cost_running")):
     told = lessons(language(), presenter.on())

@@ -900,6 +900,7 @@ TEXTS = {
     "cost_moe_topic": "MoE routing",
     "cost_stream_topic": "a slow reader holding KV memory",
     "cost_lpm_topic": "cache-aware order",
+    "cost_about": "What these lessons measure, and how",
 
     # Capacity lab (sweeps)
     "nav_capacity": "Capacity lab",

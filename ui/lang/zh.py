@@ -868,6 +868,7 @@ TEXTS = {
     "cost_moe_topic": "MoE 路由",
     "cost_stream_topic": "慢读者占住 KV 显存",
     "cost_lpm_topic": "缓存感知的排序",
+    "cost_about": "这些课测量什么、如何测量",
 
     # Capacity lab (sweeps)
     "nav_capacity": "容量实验",
