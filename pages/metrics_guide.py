@@ -6,8 +6,9 @@ from sim.trace.trace import SEED_BUDGET
 from ui.boot import through_app
 from ui.charts import request_anatomy
 from ui.i18n import t
+from ui.numbers import number
 from ui.runs import run, seed_trace
-from ui.tables import metric_label
+from ui.tables import metric_label, shown
 
 through_app()
 
@@ -28,7 +29,7 @@ st.plotly_chart(request_anatomy(schedule, index, x_max=max(run(trace, Config(SEE
 r = metrics.requests[index]
 values = {"queue_time": r.queue_time, "ttft": r.ttft, "tpot": r.tpot, "throughput": metrics.throughput,
           "goodput": metrics.goodput_requests, "makespan": metrics.makespan, "padding_waste": metrics.padding_waste,
-          "utilization": f"{metrics.utilization:.1%}"}
+          "utilization": metrics.utilization}
 
 for metric in METRICS:
     with st.container(border=True):
@@ -38,7 +39,7 @@ for metric in METRICS:
         left.latex(t(f"guide_{metric}_formula"))
         left.caption(t(f"guide_{metric}_includes"))
         right.metric(t("guide_here", name=name if metric in ("queue_time", "ttft", "tpot") else t(f"policy_{policy}")),
-                     values[metric])
+                     number(shown(metric, values[metric])))  # shares in %, as the heading says
 
 st.subheader(t("guide_fair_title"))
 st.markdown(t("guide_fair"))

@@ -54,6 +54,27 @@ def test_home_links_every_other_page():
     assert linked == {path.stem for path in (Path(APP).parent / "pages").glob("*.py")} - {"home"}
 
 
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_homes_link_to_the_cost_page_names_every_lesson(lang):
+    from ui.lessons import KEYS
+    from ui.strings import STRINGS
+    at = open_page("pages/home.py", lang)
+    label = next(link.proto.label for link in at.get("page_link") if Path(link.proto.page).stem == "costs")
+    assert all(STRINGS[f"cost_{key}_topic"][lang] in label for key in KEYS), label
+    assert len(at.get("plotly_chart")) == 1  # both runs on one time axis, static above continuous
+    labels = [note["text"] for note in figure(at, 0)["layout"]["annotations"]]
+    assert labels == [STRINGS[f"policy_{policy}"][lang] for policy in ("static", "continuous")]
+
+
+def test_homes_figures_are_the_runs_in_the_one_form():
+    """Continuous batching's throughput, 1.375 tokens a tick, reads 1.38 as everywhere else; 37.5% more than static."""
+    at = open_page("pages/home.py")
+    told = "\n".join([m.value for m in at.markdown] + [c.value for c in at.caption])
+    assert "throughput 1.38 tokens/tick" in told and "1.375" not in told
+    assert "comes 3 ticks sooner" in told and "tick 8 instead of 11" in told and "37.5% more tokens" in told
+    assert "A=(0,4,5), B=(0,2,2), C=(3,3,4)" in told and "budget of 8 token-work" in told
+
+
 def story_notes(at: AppTest, frame: int, name: str) -> list[str]:
     """The notes of the worked example's story named `name` (a narration, a table, the summary) at a frame, their
     lines joined back."""
@@ -257,7 +278,9 @@ def test_metrics_guide_draws_the_chosen_request():
     at.radio(key="guide_policy").set_value("static").run()
     fig = figure(at, 0)
     texts = [a.get("text", "") for a in fig["layout"]["annotations"]]
-    assert "TTFT = 5" in texts and "queue = 3" in texts and "3 gaps, mean TPOT = 1" in texts  # ui.numbers' form
+    assert "TTFT = 5" in texts and "queue = 3" in texts and "3 gaps, mean TPOT = 1" in texts
+    # queue, TTFT, TPOT, throughput, goodput, makespan, padding waste, utilization (%): the one form of figures
+    assert [m.value for m in at.metric] == ["3", "5", "1", "1", "3", "11", "5", "22.7"]
 
 
 def test_capacity_lab_default_shows_continuous_knee_above_static_and_chunked_above_both():

@@ -1,5 +1,6 @@
 """The figures, written as plain dicts and shown unvalidated (for speed), hold to plotly's schema: each one,
-passed through plotly's validation, is accepted and comes out the same."""
+passed through plotly's validation, is accepted and comes out the same. Stacked panels (ui/panels.py) share one
+time axis and never overlap."""
 import json
 
 import plotly.graph_objects as go
@@ -11,7 +12,7 @@ from sim.core.engine import simulate
 from sim.report.sweep import Entry, knees, sweep
 from sim.trace.generate import Uniform, generate
 from sim.trace.trace import validate
-from ui import charts
+from ui import charts, panels
 
 ROWS = [{"name": "A", "arrival": 0, "prompt": 4, "output": 5}, {"name": "<b>B</b>", "arrival": 0, "prompt": 2,
                                                                  "output": 6, "cancel_at": 4},
@@ -19,6 +20,7 @@ ROWS = [{"name": "A", "arrival": 0, "prompt": 4, "output": 5}, {"name": "<b>B</b
 RICH = simulate(validate(ROWS), Config(8, kv_blocks=4, block_size=2, swap_cost=1),
                 Policy(kv_admission="overcommit", preempt="swap", graph_buckets=(1, 2, 4), chunk_size=2))
 STATIC = simulate(validate(ROWS), Config(8), "static")
+CONTINUOUS = simulate(validate(ROWS), Config(8), "continuous")
 LONG = simulate(generate(400, rate=0.2, prompt=Uniform(1, 8), output=Uniform(1, 40), seed=1), Config(8), "continuous")
 
 
@@ -37,6 +39,8 @@ FIGURES = {
     "load": lambda: charts.load_chart(LONG, "load"),
     "kv": lambda: charts.kv_chart(RICH, "kv", x_max=20),
     "anatomy": lambda: charts.request_anatomy(STATIC, 2),
+    "gantts": lambda: panels.gantts([("static", STATIC), ("continuous", CONTINUOUS)], "both"),
+    "kv totals": lambda: panels.kv_totals([("<b>rich</b>", RICH), ("again", RICH)], "kv", "the cost"),
     "sweep": lambda: charts.sweep_chart((rows := sweep_rows()), ("attainment",), "t", "x", "y",
                                         knees(rows, "attainment", 0.5), target=0.9, scale=100),
 }
@@ -51,3 +55,52 @@ def test_every_figure_passes_plotly_validation_unchanged(name):
     assert {k: v for k, v in shown["layout"].items() if k != "template"} == \
         {k: v for k, v in validated["layout"].items() if k != "template"}
     assert shown["data"] and all(trace["type"] in ("bar", "scatter") for trace in shown["data"])
+
+
+def domains(layout: dict) -> list[list[float]]:
+    """The panels' y domains, top to bottom."""
+    return [layout[key]["domain"] for key in sorted(k for k in layout if k.startswith("yaxis"))]
+
+
+def test_gantt_panels_line_up_on_one_time_axis():
+    layout = panels.gantts([("static", STATIC), ("continuous", CONTINUOUS)], "both").to_dict()["layout"]
+    (top, bottom) = domains(layout)
+    assert bottom[1] < top[0]  # apart, the static run above
+    assert top[1] - top[0] == pytest.approx(bottom[1] - bottom[0])  # the same height
+    assert layout["xaxis2"]["matches"] == "x" and layout["xaxis"]["range"][1] >= STATIC.makespan
+    assert layout["yaxis"]["categoryarray"] == layout["yaxis2"]["categoryarray"]  # the same rows
+    assert layout["xaxis"]["showticklabels"] is False and layout["xaxis2"]["showticklabels"] is True
+    labels = [note["text"] for note in layout["annotations"]]
+    assert labels == ["static", "continuous"]
+
+
+def test_one_legend_entry_a_name_however_many_panels_draw_it():
+    data = panels.gantts([("static", STATIC), ("continuous", CONTINUOUS)], "both").to_dict()["data"]
+    shown = [d["name"] for d in data if d.get("showlegend", True)]
+    assert len(shown) == len(set(shown)) and set(shown) == {d["name"] for d in data}
+
+
+def test_kv_totals_give_each_run_a_panel_under_its_own_capacity_line():
+    runs = [("a", RICH), ("b", RICH), ("c", RICH)]
+    layout = panels.kv_totals(runs, "kv", "the cost").to_dict()["layout"]
+    spans = domains(layout)
+    assert len(spans) == 3 and all(low[1] < high[0] for high, low in zip(spans, spans[1:]))
+    lines = [(shape["yref"], shape["y0"]) for shape in layout["shapes"]]
+    assert lines == [(y, RICH.config.kv_blocks) for y in ("y", "y2", "y3")]
+    labels = [note for note in layout["annotations"] if note["text"] in "abc"]
+    assert [note["y"] for note in labels] == [span[1] for span in spans]  # each above its panel
+
+
+@pytest.mark.parametrize("presenting", [False, True], ids=["plain", "presenter"])
+def test_the_anatomys_arrows_and_labels_lie_off_the_bar(monkeypatch, presenting):
+    """Request C under static batching (queued, then TTFT 5 and 3 gaps): each arrow and label lies on white, above or
+    under the row's bar, in either mode's sizes."""
+    from ui import presenter
+    monkeypatch.setattr(presenter, "on", lambda: presenting)
+    figure = charts.request_anatomy(STATIC, 2).to_dict()
+    layout = figure["layout"]
+    plot = layout["height"] - layout["margin"]["t"] - layout["margin"]["b"]
+    half = max(d.get("width", 0.8) for d in figure["data"] if d["type"] == "bar") * plot / 2  # px (0.8: a row's share)
+    labels = [note for note in layout["annotations"] if note.get("text")]
+    assert len(labels) == 3
+    assert all(abs(note["yshift"]) - note["font"]["size"] / 2 >= half for note in labels)

@@ -1,5 +1,6 @@
 """The cost lesson: each cost shows on its trace, with figures that follow from the cost model, and the page
-names every cost on its chart, in both languages."""
+names every cost on its chart, in both languages; lesson 1 gives the worked example's tick figures in ms beside
+them, and the one figure measured on the machine is measured once a server."""
 import json
 import re
 from statistics import median
@@ -7,7 +8,10 @@ from statistics import median
 import pytest
 
 from tests.test_app import open_page
-from ui import costs
+from ui import costs, lessons
+from ui.i18n import speaking
+from ui.numbers import duration
+from ui.strings import STRINGS
 
 
 @pytest.fixture(scope="module")
@@ -63,6 +67,46 @@ def test_continuous_batching_decides_every_iteration():
     assert static.decisions * 10 < continuous.decisions
     assert continuous.changed > static.changed
     assert static.plan_us > 0 and continuous.plan_us > 0
+    # Both move every request in once and out once; static does it a whole batch at a time, in few changes.
+    assert static.moves == continuous.moves == 2 * len(costs.jitter_trace())
+    assert static.moves / static.changed > 10 * continuous.moves / continuous.changed
+
+
+def test_lesson_1_tells_the_worked_example_in_ms_beside_its_ticks():
+    timed, ticks = costs.interference(), costs.example_ticks()
+    ms, tick = ({v.key: v for v in runs} for runs in (timed, ticks))
+    both = ("cost_static", "cost_continuous")
+    # The tick model gives the worked example's own figures (the design's first acceptance test) ...
+    assert [costs.ttft_of(tick[key], "C") for key in both] == [5, 2]
+    assert [tick[key].metrics.makespan for key in both] == [11, 8]
+    # ... and the ms model the same story: static batching keeps C waiting and ends later.
+    assert costs.ttft_of(ms["cost_static"], "C") > costs.ttft_of(ms["cost_continuous"], "C")
+    assert ms["cost_static"].metrics.makespan > ms["cost_continuous"].metrics.makespan
+    with speaking("en"):
+        lesson = costs.interference_lesson(timed, ticks)
+        c_ms = [duration(costs.ttft_of(ms[key], "C")) for key in both]
+        end_ms = [duration(ms[key].metrics.makespan) for key in both]
+    assert f"5 → 2 ticks for C's TTFT is **{c_ms[0]} → {c_ms[1]}**" in lesson.story
+    assert f"11 → 8 ticks is **{end_ms[0]} → {end_ms[1]}**" in lesson.story
+    table = lesson.table.set_index("figure")
+    assert list(table.columns) == ["static", "continuous", "chunks of 2", "chunks of 1"]
+    assert list(table.loc["C's TTFT in ticks", ["static", "continuous"]]) == ["5 ticks", "2 ticks"]
+    assert list(table.loc["C's TTFT in ms", ["static", "continuous"]]) == c_ms
+    assert list(table.loc["makespan in ticks", ["static", "continuous"]]) == ["11 ticks", "8 ticks"]
+    assert list(table.loc["makespan in ms", ["static", "continuous"]]) == end_ms
+    gantts = lesson.charts[0].to_dict()
+    static_rows = {d["yaxis"] for d in gantts["data"] if d.get("name") == "padding"}
+    assert static_rows == {"y"}  # the top panel is static batching's, the only one that pads
+
+
+def test_the_planning_time_is_measured_once_a_server():
+    """Both languages' pages (made apart) show the same measured figure: the runs behind them are made once."""
+    planned = []
+    for lang in ("en", "zh"):
+        at = open_page("pages/costs.py", lang)
+        table = at.dataframe[lessons.KEYS.index("work")].value
+        planned.append(re.findall(r"[\d.]+", " ".join(table.iloc[-1, 1:])))
+    assert planned[0] == planned[1] and len(planned[0]) == 2
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -71,12 +115,14 @@ def test_the_page_names_every_cost_on_its_chart_with_its_figure(lang):
     assert not at.exception, at.exception
     charts = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
     named = [c["layout"]["title"].get("subtitle", {}).get("text", "") for c in charts]
-    lessons = [n for n in named if n]
-    assert len(lessons) == 8, named
-    for text in lessons:
+    named_costs = [n for n in named if n]
+    assert len(named_costs) == len(lessons.KEYS), named
+    for text in named_costs:
         assert re.search(r"\d", text) and "{" not in text, text  # a figure, every field filled
-    assert "13" in lessons[0] and "+86%" in lessons[0]  # A's gap while C prefills: 13 against 7 ms
-    assert len(at.dataframe) == 8
+    assert "13" in named_costs[0] and "+85.7%" in named_costs[0]  # A's gap while C prefills: 13 against 7 ms
+    assert len(at.dataframe) == len(lessons.KEYS)
+    titles = [STRINGS[f"cost_{key}_title"][lang] for key in lessons.KEYS]
+    assert [h.value for h in at.header][:-1] == [f"{n}. {title}" for n, title in enumerate(titles, start=1)]
     stories = "\n".join(m.value for m in at.markdown)
     assert "{" not in stories
     unit = {"en": " ms", "zh": " 毫秒"}[lang]
@@ -94,9 +140,10 @@ def test_the_readmes_figures_are_the_pages_own():
     readme = (costs.__file__.rsplit("/ui/", 1)[0] + "/README.md")
     with open(readme, encoding="utf-8") as file:
         told = file.read().split("- **What it costs**", 1)[1].split("\n- **", 1)[0]
-    for figure in ("+86%", "26 to 35 ms", "81 ms", "3.8×", "52 ms", "2.4×", "220 to 431 ms", "3.0 s", "21 ms",
-                   "7.4 s", "15.9 s", "40 to 70 ms", "2.4 to 1.7 s", "33 preemptions", "7,390", "3,536", "541",
-                   "15.2 ms", "24.2 ms", "+59%"):
+    for figure in ("55 ms", "91 ms", "+85.7%", "26 to 35 ms", "80.5 ms", "3.79×", "52.1 ms", "2.36×",
+                   "220 to 431 ms", "2.99 s", "20.7 ms", "7.45 s", "15.9 s", "39.7 to 69.8 ms", "2.45 to 1.7 s",
+                   "33 preemptions", "7,390", "3,536", "541", "600 joins", "42.9", "1.11", "15.2 ms", "24.2 ms",
+                   "+59.4%"):
         assert figure in told, figure
         number = re.sub(r"[^\d.,%+]", " ", figure).split()[0].rstrip(".,")
         assert number in stories, figure

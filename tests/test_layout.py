@@ -1,5 +1,6 @@
 """Layout test: every page at 1400×900 and 1024×768, in English and Chinese, drawn without sideways-scrolling tables,
-text that sticks out of its Plotly chart, a legend that scrolls, or a widget or metric label cut off.
+text that sticks out of its Plotly chart (a subtitle included), a legend that scrolls, or a widget, metric or page
+link label cut off.
 
 Each page opens in a fresh browser context whose locale picks the language (the app follows the browser's locale on
 first visit). No button is pressed: what is checked is what a page draws by itself (the capacity lab's first-visit
@@ -87,13 +88,13 @@ CHECKS = "(where) => {" + HELPERS + r"""
       problems.push(`${where}: ${tableName(t, i)} scrolls sideways ` +
                     `(content ${scroller.scrollWidth} px in ${scroller.clientWidth} px)`);
   });
-  // 2. A chart's titles, legend entries and annotations lie inside its box (2 px of slack); its legend does not
-  //    scroll (plotly keeps a `.scrollbar` rect in `.legend`, of zero size unless the legend scrolls).
+  // 2. A chart's titles and subtitles, legend entries and annotations lie inside its box (2 px of slack); its legend
+  //    does not scroll (plotly keeps a `.scrollbar` rect in `.legend`, of zero size unless the legend scrolls).
   Array.from(document.querySelectorAll('[data-testid="stPlotlyChart"]')).filter(shown).forEach((c, i) => {
     const svg = c.querySelector('.main-svg');
     if (!svg) { problems.push(`${where}: chart #${i + 1} is not drawn`); return; }
     const box = svg.getBoundingClientRect();
-    c.querySelectorAll('.gtitle, .legendtext, .xtitle, .ytitle, .annotation-text').forEach(el => {
+    c.querySelectorAll('.gtitle, .gtitle-subtitle, .legendtext, .xtitle, .ytitle, .annotation-text').forEach(el => {
       const r = el.getBoundingClientRect();
       if (!text(el) || r.width === 0) return;
       const left = box.left - r.left, right = r.right - box.right;
@@ -122,13 +123,16 @@ CHECKS = "(where) => {" + HELPERS + r"""
                       `(${Array.from(c.querySelectorAll('.legendtext')).map(text).join(', ')})`);
     });
   });
-  // 3. A widget or metric label is not cut off: the element of it that ends in an ellipsis (a metric label's
-  //    stMarkdownEllipsis) holds its whole text. Widget labels have none (they wrap): their paragraphs must not
-  //    stick out of their box either (a word too long for a narrow column runs into the help icon or beyond).
-  const labels = Array.from(document.querySelectorAll('[data-testid="stWidgetLabel"], [data-testid="stMetricLabel"]'))
+  // 3. A widget, metric or page link label is not cut off: the element of it that ends in an ellipsis (a metric
+  //    label's stMarkdownEllipsis, a page link's label) holds its whole text. Widget labels have none (they wrap):
+  //    their paragraphs must not stick out of their box either (a word too long for a narrow column runs into the
+  //    help icon or beyond).
+  const kinds = {stMetricLabel: 'metric', 'stPageLink-NavLink': 'page link'};
+  const labels = Array.from(document.querySelectorAll(
+    '[data-testid="stWidgetLabel"], [data-testid="stMetricLabel"], [data-testid="stPageLink-NavLink"]'))
     .filter(label => shown(label) && text(label));
   labels.forEach((label, i) => {
-    const kind = label.dataset.testid === 'stMetricLabel' ? 'metric' : 'widget';
+    const kind = kinds[label.dataset.testid] || 'widget';
     const name = `${kind} label #${i + 1} "${text(label)}"`;
     [label, ...label.querySelectorAll('*')]
       .filter(el => getComputedStyle(el).textOverflow === 'ellipsis' && shown(el))

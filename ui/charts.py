@@ -13,6 +13,7 @@ from . import presenter
 from .i18n import t
 from .numbers import number
 from .text import plotly_text
+from .wrap import break_lines
 
 COLORS = {"queued": "#cfd5de", "prefill": "#f28e2b", "decode": "#4e79a7", "padding": "#e15759",
           "stalled": "#b07aa1", "paused": "#76b7b2", "preempted": "#ff9da7", "swapped": "#9c755f",
@@ -28,6 +29,7 @@ TICK_BARS = 400  # up to this many ticks the budget chart has one bar a tick
 PRESENTER_ROOM = 70  # px more height in presenter mode, for the larger legend, title and tick labels
 BAR_HALF = 14  # px: half a Gantt row's bar, from the row's middle
 INK = "#1f2430"  # words on a chart, dark enough to read on a projector
+SUBTITLE_PX = 570  # px a lesson chart's subtitle line may take: the narrowest chart's (1024 px, plain mode)
 
 
 def _figure(data: list[dict], layout: dict) -> go.Figure:
@@ -293,6 +295,9 @@ def request_anatomy(schedule: Schedule, index: int, x_max: float | None = None) 
     deepest = max(abs(level) for *_, level in arrows)
     plot = 2 * (deepest * step + BAR_HALF + size)  # the row sits in the middle of the plot
     fig.update_layout(height=plot + fig.layout.margin.t + fig.layout.margin.b)
+    # The bars as thick as the levels count on (a row's bar is otherwise most of the plot's height): the arrows and
+    # their labels lie on white, off the bars.
+    fig.update_traces(width=2 * BAR_HALF / plot, selector={"type": "bar"})
     return fig
 
 
@@ -398,10 +403,18 @@ def sweep_chart(rows: list[dict], columns: tuple[str, ...], title: str, x_title:
 
 
 def _named(title: str, cost: str, height: int) -> dict:
-    """A lesson chart's layout: the cost's name as its title and its figure as the subtitle."""
+    """A lesson chart's layout: the cost's name as its title and its figure as the subtitle, broken into lines that
+    fit the narrowest chart the pages draw (Plotly never wraps a title), the top margin and the figure grown by their
+    height."""
     layout = _base_layout(title, height)
-    layout["title"] |= {"subtitle": {"text": cost, "font": {"size": 13, "color": "#c0392b"}}}
-    layout["margin"] = layout["margin"] | {"t": 64}
+    size = presenter.font(13)
+    text = break_lines(cost, size, SUBTITLE_PX)
+    lines = text.count("<br>") + 1
+    layout["title"] |= {"subtitle": {"text": text, "font": {"size": size, "color": "#c0392b"}},
+                        "yref": "container", "y": 1, "yanchor": "top", "pad": {"t": 10}}
+    top = round(layout["title"]["font"]["size"] * 1.5 + lines * size * 1.3) + 24
+    layout["height"] += top - layout["margin"]["t"]  # the plot keeps its height however many lines the subtitle has
+    layout["margin"] = layout["margin"] | {"t": top}
     return layout
 
 
@@ -430,30 +443,6 @@ def bars_chart(groups: list[str], series: list[tuple[str, list[float], list[str]
     yaxis = {"title": {"text": y_title}, "gridcolor": "#e5e8ee"} | (
         {"type": "log", "dtick": 1} if log else {"range": [0, top * 1.2]})  # log: powers of ten only
     return _figure(data, _named(title, cost, height) | {"barmode": "group", "yaxis": yaxis})
-
-
-def kv_totals_chart(runs: list[tuple[str, Schedule]], title: str, cost: str, height: int = 340) -> go.Figure:
-    """KV blocks in use over time, one line a run, under the cache's capacity, with each run's preemptions
-    marked on its line."""
-    data = []
-    capacity = runs[0][1].config.kv_blocks
-    for color, (name, schedule) in zip(SERIES_COLORS * 2, runs):
-        steps = schedule.steps
-        xs = [s.start / 1000 for s in steps] + [steps[-1].end / 1000]
-        data.append({"type": "scatter", "name": plotly_text(name), "x": xs,
-                     "y": [s.kv_blocks for s in steps] + [steps[-1].kv_blocks], "mode": "lines",
-                     "line": {"shape": "hv", "color": color, "width": 1.5}})
-        preempted = [time / 1000 for time, kind, _ in schedule.events if kind == "preempt"]
-        if preempted:
-            data.append({"type": "scatter", "name": t("cost_preempted", name=plotly_text(name)), "x": preempted,
-                         "y": [capacity * 1.1] * len(preempted), "mode": "markers",
-                         "marker": {"symbol": "x", "size": 8, "color": color}})
-    layout = _named(title, cost, height) | {
-        "xaxis": {"title": {"text": t("unit_s")}, "gridcolor": "#e5e8ee", "zeroline": False},
-        "yaxis": {"title": {"text": t("axis_blocks")}, "range": [0, capacity * 1.2], "gridcolor": "#e5e8ee"}}
-    _hline(layout, capacity, "#d62728", t("kv_capacity", blocks=capacity))
-    layout["annotations"][-1] |= {"yanchor": "top", "bgcolor": "rgba(255,255,255,0.8)"}  # under the markers
-    return _figure(data, layout)
 
 
 MOE_CELLS = 120_000  # the expert heatmap draws at most this many cells (iterations x experts), the first iterations

@@ -3,19 +3,24 @@
 Every figure here comes from a simulation under a latency model in milliseconds (`sim.core.config.CostModel`:
 an iteration takes c0 + c_prefill x prefill tokens + c_decode x decoding sequences + c_attn x context read),
 never from a constant. The lessons:
-1. prefill-decode interference: the worked example in ms; C's prefill lengthens the iteration in which A
-   decodes, and chunked prefill spreads it out;
+1. the worked example in ms: static against continuous batching, beside the tick model's figures; then
+   prefill-decode interference: C's prefill lengthens the iteration in which A decodes, and chunked prefill
+   spreads it out;
 2. TPOT jitter: on a long-tailed trace, the p99 gap between tokens against the p50;
 3. head-of-line blocking and starvation: a few long prompts among short ones, in strict and skipping order;
 4. KV pressure: admitting more than the cache holds for sure (overcommit) buys TTFT with preemptions;
-5. the scheduler's work: continuous batching decides again every iteration and changes the batch often;
+5. the scheduler's work: continuous batching decides again every iteration and changes the batch often, where
+   static batching changes it a whole batch at a time;
 6. MoE routing: iterations of one batch size send their tokens to the experts differently, and the busiest
    expert sets the time (sim.core.moe adds c_expert x its tokens + c_a2a x the choices crossing devices).
+Every figure is written by ui.numbers, and every table has a row a figure and a column a policy (its short name),
+so that it fits a projector's 1024 px.
 """
 from __future__ import annotations
 
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from statistics import median
 
@@ -31,8 +36,9 @@ from sim.report.metrics import Metrics, compute, inter_token_gaps
 from sim.trace.generate import LogNormal, Uniform, generate
 from sim.trace.trace import SEED_BUDGET, SEED_CSV, Trace, read_csv, validate
 
-from . import charts
+from . import charts, panels
 from .i18n import t
+from .numbers import duration, number, quantity, share
 
 # Lesson 1: prefill tokens dear, so that one short prompt shows. A decode iteration of one request is 6 ms,
 # the seed's tick; its arrivals are read as ticks of that length.
@@ -66,11 +72,20 @@ def example_trace() -> Trace:
     return replace(seed, requests=tuple(r._replace(arrival=r.arrival * MS_PER_TICK) for r in seed.requests))
 
 
+EXAMPLE_POLICIES = {"cost_static": Policy("static"), "cost_continuous": Policy("continuous"),
+                    "cost_chunk2": Policy("continuous", chunk_size=2),
+                    "cost_chunk1": Policy("continuous", chunk_size=1)}
+
+
 def interference() -> list[Variant]:
-    """The worked example in ms: continuous batching, then with prefill chunks of 2 and of 1 token."""
-    return _variants(example_trace(), Config(SEED_BUDGET, cost=EXAMPLE_COST), {
-        "cost_continuous": Policy("continuous"), "cost_chunk2": Policy("continuous", chunk_size=2),
-        "cost_chunk1": Policy("continuous", chunk_size=1)})
+    """The worked example in ms: static and continuous batching, then continuous with prefill chunks of 2 and of 1
+    token."""
+    return _variants(example_trace(), Config(SEED_BUDGET, cost=EXAMPLE_COST), EXAMPLE_POLICIES)
+
+
+def example_ticks() -> list[Variant]:
+    """The same policies on the worked example in the tick model: the worked example's own figures."""
+    return _variants(read_csv(SEED_CSV), Config(SEED_BUDGET), EXAMPLE_POLICIES)
 
 
 def gaps_of(variant: Variant, name: str) -> list[float]:
@@ -128,15 +143,21 @@ class Work:
     key: str
     iterations: int  # iterations run
     decisions: int  # iterations in which the batch could change: every one for continuous, one a batch for static
-    changes: int  # requests joining or leaving the batch
-    changed: int  # iterations just after a change of the batch
+    changed: int  # batch changes: iterations whose batch is not the one before's
+    joins: int  # requests joining the batch; each leaves it once again (it finishes, or is preempted and joins anew)
     plan_us: float  # measured: the median time to plan one iteration, microseconds, on this machine
+
+    @property
+    def moves(self) -> int:
+        """Requests joining or leaving the batch. Counted as twice the joins: the last batch leaves after the last
+        step, so the steps do not record its leaves."""
+        return 2 * self.joins
 
 
 def scheduler_work(repeats: int = 3) -> list[Work]:
     """Static against continuous batching on the jitter trace, each planned one iteration at a time (no merged
     ticks: the work a real scheduler does). The planning time is measured: median of `repeats` runs, after a
-    warm-up run."""
+    warm-up run (the page's runs are made once, when the server starts: ui/lessons.py)."""
     trace, config = jitter_trace(), Config(4096, cost=GPU)
     out = []
     for key, policy in (("cost_static", Policy("static")), ("cost_continuous", Policy("continuous"))):
@@ -150,124 +171,145 @@ def scheduler_work(repeats: int = 3) -> list[Work]:
         changed = sum(1 for s in schedule.steps if s.changes)
         decisions = iterations if policy.batching == "continuous" else sum(
             1 for s in schedule.steps if any(c >= 0 for c in s.changes))
-        out.append(Work(key, iterations, decisions, sum(len(s.changes) for s in schedule.steps), changed,
-                        median(timings) / iterations * 1e6))
+        joins = sum(1 for s in schedule.steps for c in s.changes if c >= 0)
+        out.append(Work(key, iterations, decisions, changed, joins, median(timings) / iterations * 1e6))
     return out
-
-
-def ms(value: float) -> str:
-    """A duration for reading: whole ms below a second, else seconds with one decimal."""
-    return f"{value:,.0f} {t('unit_ms')}" if value < 1000 else f"{value / 1000:,.1f} {t('unit_s')}"
 
 
 @dataclass(frozen=True, slots=True)
 class Lesson:
-    """One cost, told: its story (markdown with the figures), its chart (named with the cost) and its table."""
+    """One cost, told: its story (markdown with the figures), its charts (the first one named with the cost, unless
+    a picture of the runs comes first) and its table."""
     key: str
     story: str
-    figure: object
+    charts: tuple
     table: pd.DataFrame
-    heatmap: object = None  # a second chart under the first (the MoE lesson's expert loads)
 
 
-def _table(rows: list[dict]) -> pd.DataFrame:
-    return pd.DataFrame(rows).rename(columns=lambda c: t(c))
+def figure_table(rows: dict[str, Callable], columns: list[tuple[str, object]]) -> pd.DataFrame:
+    """A row a figure (named by its key's text), a column an item (`columns`: its header and the item, that each
+    row's function turns into the figure's text): narrow enough for a projector's 1024 px."""
+    return pd.DataFrame([{t("cost_col_figure"): t(key), **{header: cell(item) for header, item in columns}}
+                         for key, cell in rows.items()])
 
 
-def interference_lesson(variants: list[Variant]) -> Lesson:
-    plain = variants[0]
+def by_policy(variants: list) -> list[tuple[str, object]]:
+    """The columns of a table of policies: each one's short name."""
+    return [(t(f"{v.key}_short"), v) for v in variants]
+
+
+def interference_lesson(variants: list[Variant], ticks: list[Variant]) -> Lesson:
+    static, plain, _, chunked = variants
+    in_ticks = {v.key: v for v in ticks}
     gaps = {v.key: gaps_of(v, "A") for v in variants}
     worst, usual = max(gaps[plain.key]), median(gaps[plain.key])
-    chunked = variants[-1]
-    figures = {"worst": ms(worst), "usual": ms(usual), "rise": f"{worst / usual - 1:.0%}",
-               "chunked_worst": ms(max(gaps[chunked.key])), "c_ttft": ms(ttft_of(plain, "C")),
-               "c_ttft_chunked": ms(ttft_of(chunked, "C")), "a_ttft": ms(ttft_of(plain, "A")),
-               "a_ttft_chunked": ms(ttft_of(chunked, "A"))}
-    figure = charts.series_chart(
-        [(t(v.key), list(range(1, len(gaps[v.key]) + 1)), gaps[v.key]) for v in variants],
-        t("cost_interference_title"), t("cost_interference_named", **figures), t("cost_gap_index"),
-        t("cost_gap_axis", unit=t("unit_ms")))
-    table = _table([{"cost_col_policy": t(v.key), "cost_col_a_worst": ms(max(gaps[v.key])),
-                     "cost_col_a_ttft": ms(ttft_of(v, "A")), "cost_col_c_ttft": ms(ttft_of(v, "C")),
-                     "cost_col_makespan": ms(v.metrics.makespan)} for v in variants])
-    return Lesson("interference", t("cost_interference_story", **figures), figure, table)
+    c = next(r for r in plain.metrics.requests if r.name == "C")
+    figures = {"tick": duration(MS_PER_TICK), "c_arrival": duration(c.arrival), "c_prompt": number(c.prompt),
+               "c_static": duration(ttft_of(static, "C")), "c_ttft": duration(ttft_of(plain, "C")),
+               "end_static": duration(static.metrics.makespan), "end": duration(plain.metrics.makespan),
+               "c_ticks_static": number(ttft_of(in_ticks[static.key], "C")),
+               "c_ticks": quantity(ttft_of(in_ticks[plain.key], "C"), "tick"),
+               "end_ticks_static": number(in_ticks[static.key].metrics.makespan),
+               "end_ticks": quantity(in_ticks[plain.key].metrics.makespan, "tick"),
+               "worst": duration(worst), "usual": duration(usual), "rise": share(worst / usual - 1),
+               "chunked_worst": duration(max(gaps[chunked.key])), "c_ttft_chunked": duration(ttft_of(chunked, "C")),
+               "a_ttft": duration(ttft_of(plain, "A")), "a_ttft_chunked": duration(ttft_of(chunked, "A"))}
+    pair = panels.gantts([(t("policy_static"), static.schedule), (t("policy_continuous"), plain.schedule)],
+                         t("cost_example_gantt"))
+    continuous = variants[1:]  # the interference is continuous batching's: its gaps, A's token after token
+    groups = [t("cost_gap_between", a=n, b=n + 1) for n in range(1, len(gaps[plain.key]) + 1)]
+    bars = charts.bars_chart(groups, [(t(v.key), gaps[v.key], [number(g) for g in gaps[v.key]]) for v in continuous],
+                             t("cost_interference_title"), t("cost_interference_named", **figures),
+                             t("cost_gap_axis", unit=t("unit_ms")))
+    rows = {"cost_col_c_ttft_ticks": lambda v: quantity(ttft_of(in_ticks[v.key], "C"), "tick"),
+            "cost_col_c_ttft": lambda v: duration(ttft_of(v, "C")),
+            "cost_col_makespan_ticks": lambda v: quantity(in_ticks[v.key].metrics.makespan, "tick"),
+            "cost_col_makespan": lambda v: duration(v.metrics.makespan),
+            "cost_col_a_ttft": lambda v: duration(ttft_of(v, "A")),
+            "cost_col_a_worst": lambda v: duration(max(gaps[v.key]))}
+    return Lesson("interference", t("cost_interference_story", **figures), (pair, bars),
+                  figure_table(rows, by_policy(variants)))
 
 
 def jitter_lesson(variants: list[Variant]) -> Lesson:
     itl = {v.key: v.metrics.percentiles["itl"] for v in variants}
+    ratio = {key: gaps[99] / gaps[50] for key, gaps in itl.items()}
     plain, chunked = variants
-    figures = {"p50": ms(itl[plain.key][50]), "p99": ms(itl[plain.key][99]),
-               "ratio": f"{itl[plain.key][99] / itl[plain.key][50]:.1f}", "chunked_p99": ms(itl[chunked.key][99]),
-               "chunked_ratio": f"{itl[chunked.key][99] / itl[chunked.key][50]:.1f}",
-               "ttft": ms(plain.metrics.percentiles["ttft"][99]),
-               "ttft_chunked": ms(chunked.metrics.percentiles["ttft"][99])}
+    figures = {"p50": duration(itl[plain.key][50]), "p99": duration(itl[plain.key][99]),
+               "ratio": number(ratio[plain.key]), "chunked_p99": duration(itl[chunked.key][99]),
+               "chunked_ratio": number(ratio[chunked.key]), "ttft": duration(plain.metrics.percentiles["ttft"][99]),
+               "ttft_chunked": duration(chunked.metrics.percentiles["ttft"][99])}
     series = []
     for v in variants:
         steps = v.schedule.steps
         series.append((t(v.key), [s.start / 1000 for s in steps], [(s.end - s.start) / s.iterations for s in steps]))
     figure = charts.series_chart(series, t("cost_jitter_title"), t("cost_jitter_named", **figures), t("unit_s"),
                                  t("cost_iteration_axis", unit=t("unit_ms")), mode="markers")
-    table = _table([{"cost_col_policy": t(v.key), "cost_col_itl_p50": ms(itl[v.key][50]),
-                     "cost_col_itl_p99": ms(itl[v.key][99]),
-                     "cost_col_ratio": f"{itl[v.key][99] / itl[v.key][50]:.1f}×",
-                     "cost_col_ttft_p99": ms(v.metrics.percentiles["ttft"][99])} for v in variants])
-    return Lesson("jitter", t("cost_jitter_story", **figures), figure, table)
+    rows = {"cost_col_itl_p50": lambda v: duration(itl[v.key][50]),
+            "cost_col_itl_p99": lambda v: duration(itl[v.key][99]),
+            "cost_col_ratio": lambda v: number(ratio[v.key]) + "×",
+            "cost_col_ttft_p99": lambda v: duration(v.metrics.percentiles["ttft"][99])}
+    return Lesson("jitter", t("cost_jitter_story", **figures), (figure,), figure_table(rows, by_policy(variants)))
 
 
 def hol_lesson(variants: list[Variant]) -> Lesson:
     waits = {v.key: queue_times(v) for v in variants}
     strict, skip, chunked = variants
-    figures = {"short_strict": ms(median(waits[strict.key][0])), "short_skip": ms(median(waits[skip.key][0])),
-               "long_skip": ms(median(waits[skip.key][1])), "long_skip_max": ms(max(waits[skip.key][1])),
-               "long_chunked": ms(median(waits[chunked.key][1])), "short_chunked": ms(median(waits[chunked.key][0])),
-               "itl": ms(skip.metrics.percentiles["itl"][50]),
-               "itl_chunked": ms(chunked.metrics.percentiles["itl"][50]),
-               "long": f"{LONG_PROMPT:,}"}
+    figures = {"short_strict": duration(median(waits[strict.key][0])),
+               "short_skip": duration(median(waits[skip.key][0])), "long_skip": duration(median(waits[skip.key][1])),
+               "long_skip_max": duration(max(waits[skip.key][1])),
+               "long_chunked": duration(median(waits[chunked.key][1])),
+               "short_chunked": duration(median(waits[chunked.key][0])),
+               "itl": duration(skip.metrics.percentiles["itl"][50]),
+               "itl_chunked": duration(chunked.metrics.percentiles["itl"][50]), "long": number(LONG_PROMPT)}
     groups = [t("cost_group_short"), t("cost_group_long"), t("cost_group_long_max")]
     series = []
     for v in variants:
         short, long = waits[v.key]
-        values = [median(short) / 1000, median(long) / 1000, max(long) / 1000]
-        series.append((t(v.key), values, [ms(x * 1000) for x in values]))
+        values = [median(short), median(long), max(long)]
+        series.append((t(v.key), [x / 1000 for x in values], [duration(x) for x in values]))
     figure = charts.bars_chart(groups, series, t("cost_hol_title"), t("cost_hol_named", **figures),
                                t("cost_queue_axis", unit=t("unit_s")), log=True)
-    table = _table([{"cost_col_policy": t(v.key), "cost_col_short_wait": ms(median(waits[v.key][0])),
-                     "cost_col_long_wait": ms(median(waits[v.key][1])),
-                     "cost_col_long_max": ms(max(waits[v.key][1])),
-                     "cost_col_itl_p50": ms(v.metrics.percentiles["itl"][50])} for v in variants])
-    return Lesson("hol", t("cost_hol_story", **figures), figure, table)
+    rows = {"cost_col_short_wait": lambda v: duration(median(waits[v.key][0])),
+            "cost_col_long_wait": lambda v: duration(median(waits[v.key][1])),
+            "cost_col_long_max": lambda v: duration(max(waits[v.key][1])),
+            "cost_col_itl_p50": lambda v: duration(v.metrics.percentiles["itl"][50])}
+    return Lesson("hol", t("cost_hol_story", **figures), (figure,), figure_table(rows, by_policy(variants)))
 
 
 def kv_lesson(variants: list[Variant]) -> Lesson:
     reserve, overcommit = variants
     m = overcommit.metrics
-    figures = {"preemptions": f"{m.preemptions:,}", "recomputed": f"{m.recomputed_tokens:,}",
-               "ttft": ms(m.percentiles["ttft"][99]), "ttft_reserve": ms(reserve.metrics.percentiles["ttft"][99]),
-               "blocks": f"{KV_BLOCKS:,}", "tokens": f"{KV_BLOCKS * BLOCK_SIZE:,}",
-               "share": f"{m.recomputed_tokens / m.prefill_tokens:.0%}"}
-    figure = charts.kv_totals_chart([(t(v.key), v.schedule) for v in variants], t("cost_kv_title"),
-                                    t("cost_kv_named", **figures))
-    table = _table([{"cost_col_policy": t(v.key), "cost_col_preemptions": f"{v.metrics.preemptions:,}",
-                     "cost_col_recomputed": f"{v.metrics.recomputed_tokens:,}",
-                     "cost_col_ttft_p90": ms(v.metrics.percentiles["ttft"][90]),
-                     "cost_col_ttft_p99": ms(v.metrics.percentiles["ttft"][99])} for v in variants])
-    return Lesson("kv", t("cost_kv_story", **figures), figure, table)
+    figures = {"preemptions": number(m.preemptions), "recomputed": number(m.recomputed_tokens),
+               "ttft": duration(m.percentiles["ttft"][99]),
+               "ttft_reserve": duration(reserve.metrics.percentiles["ttft"][99]), "blocks": number(KV_BLOCKS),
+               "tokens": number(KV_BLOCKS * BLOCK_SIZE), "share": share(m.recomputed_tokens / m.prefill_tokens)}
+    figure = panels.kv_totals([(t(v.key), v.schedule) for v in variants], t("cost_kv_title"),
+                              t("cost_kv_named", **figures))
+    rows = {"cost_col_preemptions": lambda v: number(v.metrics.preemptions),
+            "cost_col_recomputed": lambda v: number(v.metrics.recomputed_tokens),
+            "cost_col_ttft_p90": lambda v: duration(v.metrics.percentiles["ttft"][90]),
+            "cost_col_ttft_p99": lambda v: duration(v.metrics.percentiles["ttft"][99])}
+    return Lesson("kv", t("cost_kv_story", **figures), (figure,), figure_table(rows, by_policy(variants)))
 
 
 def work_lesson(work: list[Work]) -> Lesson:
     static, continuous = work
-    figures = {"decisions": f"{continuous.decisions:,}", "static_decisions": f"{static.decisions:,}",
-               "changed": f"{continuous.changed:,}", "share": f"{continuous.changed / continuous.iterations:.0%}",
-               "static_changed": f"{static.changed:,}", "plan": f"{continuous.plan_us:.0f}",
-               "static_plan": f"{static.plan_us:.0f}"}
+    figures = {"decisions": number(continuous.decisions), "static_decisions": number(static.decisions),
+               "changed": number(continuous.changed), "share": share(continuous.changed / continuous.iterations),
+               "static_changed": number(static.changed), "moves": number(continuous.moves),
+               "static_moves": number(static.moves), "per": number(continuous.moves / continuous.changed),
+               "static_per": number(static.moves / static.changed), "plan": quantity(continuous.plan_us, "us"),
+               "static_plan": quantity(static.plan_us, "us")}
     groups = [t("cost_group_decisions"), t("cost_group_changed")]
-    series = [(t(w.key), [w.decisions, w.changed], [f"{w.decisions:,}", f"{w.changed:,}"]) for w in work]
+    series = [(t(w.key), [w.decisions, w.changed], [number(w.decisions), number(w.changed)]) for w in work]
     figure = charts.bars_chart(groups, series, t("cost_work_title"), t("cost_work_named", **figures),
                                t("cost_work_axis"), log=True)
-    table = _table([{"cost_col_policy": t(w.key), "cost_col_iterations": f"{w.iterations:,}",
-                     "cost_col_decisions": f"{w.decisions:,}", "cost_col_changes": f"{w.changes:,}",
-                     "cost_col_plan": f"{w.plan_us:.0f} µs"} for w in work])
-    return Lesson("work", t("cost_work_story", **figures), figure, table)
+    rows = {"cost_col_iterations": lambda w: number(w.iterations), "cost_col_decisions": lambda w: number(w.decisions),
+            "cost_col_changed": lambda w: number(w.changed), "cost_col_changes": lambda w: number(w.moves),
+            "cost_col_per_change": lambda w: number(w.moves / w.changed),
+            "cost_col_plan": lambda w: quantity(w.plan_us, "us")}
+    return Lesson("work", t("cost_work_story", **figures), (figure,), figure_table(rows, by_policy(work)))
 
 
 # Lesson 6: MoE routing. A small dense part that reads no context, so that iterations of one batch size differ only
@@ -317,36 +359,31 @@ def moe_pair(schedule: Schedule) -> tuple[list[Routed], Routed, Routed]:
     return group, min(group, key=lambda r: (r.ms, r.number)), max(group, key=lambda r: (r.ms, -r.number))
 
 
-def ms1(value: float) -> str:
-    """A short duration with one decimal, for terms that must visibly add up."""
-    return f"{value:,.1f} {t('unit_ms')}"
-
-
 def moe_lesson(variant: Variant) -> Lesson:
     group, fast, slow = moe_pair(variant.schedule)
     moe, dense = MOE, MOE_COST.duration(0, fast.decoding, 0)
     busy = {r.number: max(range(moe.experts), key=r.loads.__getitem__) for r in (fast, slow)}
-    figures = {"tokens": fast.decoding, "choices": fast.decoding * moe.top_k, "k": moe.top_k, "experts": moe.experts,
-               "devices": moe.devices, "dense": ms1(dense), "n": f"{len(group):,}",
-               "fast": fast.number, "fast_ms": ms1(fast.ms), "fast_expert": busy[fast.number],
-               "fast_load": max(fast.loads), "slow": slow.number, "slow_ms": ms1(slow.ms),
-               "slow_expert": busy[slow.number], "slow_load": max(slow.loads),
-               "rise": f"{slow.ms / fast.ms - 1:.0%}", "c_expert": moe.c_expert, "c_a2a": moe.c_a2a}
+    figures = {"tokens": number(fast.decoding), "choices": number(fast.decoding * moe.top_k), "k": moe.top_k,
+               "experts": moe.experts, "devices": moe.devices, "dense": duration(dense), "n": number(len(group)),
+               "fast": fast.number, "fast_ms": duration(fast.ms), "fast_expert": busy[fast.number],
+               "fast_load": number(max(fast.loads)), "slow": slow.number, "slow_ms": duration(slow.ms),
+               "slow_expert": busy[slow.number], "slow_load": number(max(slow.loads)),
+               "rise": share(slow.ms / fast.ms - 1), "c_expert": number(moe.c_expert), "c_a2a": number(moe.c_a2a)}
     groups = [t("cost_moe_expert", e=e) for e in range(moe.experts)]
-    series = [(t("cost_moe_iteration", n=r.number, ms=ms1(r.ms)), list(r.loads), [str(n) for n in r.loads])
+    series = [(t("cost_moe_iteration", n=r.number, ms=duration(r.ms)), list(r.loads), [number(n) for n in r.loads])
               for r in (fast, slow)]
     figure = charts.bars_chart(groups, series, t("cost_moe_title"), t("cost_moe_named", **figures),
                                t("cost_moe_axis"))
     heatmap = charts.expert_heatmap(variant.schedule, t("cost_moe_heatmap"), marks=tuple(
         (r.number, t("cost_moe_mark", n=r.number)) for r in sorted((fast, slow), key=lambda r: r.number)))
-    # One column an iteration, one row a term of its time: the two side by side, narrow enough for any screen.
-    rows = {"cost_col_tokens": lambda r: f"{r.decoding:,}", "cost_col_choices": lambda r: f"{r.decoding * moe.top_k:,}",
+    # One column an iteration, one row a term of its time: the two side by side.
+    rows = {"cost_col_tokens": lambda r: number(r.decoding),
+            "cost_col_choices": lambda r: number(r.decoding * moe.top_k),
             "cost_col_busiest": lambda r: t("cost_moe_expert", e=busy[r.number]),
-            "cost_col_busiest_load": lambda r: f"{max(r.loads):,}",
-            "cost_col_crossing": lambda r: f"{moe.crossing(r.loads):,}", "cost_col_dense": lambda r: ms1(dense),
-            "cost_col_expert_ms": lambda r: ms1(moe.c_expert * max(r.loads)),
-            "cost_col_a2a_ms": lambda r: ms1(moe.c_a2a * moe.crossing(r.loads)), "cost_col_total": lambda r: ms1(r.ms)}
-    table = pd.DataFrame({t("cost_col_term"): [t(key) for key in rows],
-                          **{t(f"cost_moe_{side}", n=r.number): [cell(r) for cell in rows.values()]
-                             for side, r in (("fastest", fast), ("slowest", slow))}})
-    return Lesson("moe", t("cost_moe_story", **figures), figure, table, heatmap)
+            "cost_col_busiest_load": lambda r: number(max(r.loads)),
+            "cost_col_crossing": lambda r: number(moe.crossing(r.loads)), "cost_col_dense": lambda r: duration(dense),
+            "cost_col_expert_ms": lambda r: duration(moe.c_expert * max(r.loads)),
+            "cost_col_a2a_ms": lambda r: duration(moe.c_a2a * moe.crossing(r.loads)),
+            "cost_col_total": lambda r: duration(r.ms)}
+    columns = [(t(f"cost_moe_{side}", n=r.number), r) for side, r in (("fastest", fast), ("slowest", slow))]
+    return Lesson("moe", t("cost_moe_story", **figures), (figure, heatmap), figure_table(rows, columns))

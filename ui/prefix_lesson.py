@@ -11,14 +11,13 @@ import random
 from dataclasses import replace
 from statistics import median
 
-import pandas as pd
-
 from sim.core.config import COST_PRESETS, Config, Policy
 from sim.trace.trace import Trace, validate
 
 from . import charts
-from .costs import Lesson, Variant, _variants, ms
+from .costs import Lesson, Variant, _variants, by_policy, figure_table
 from .i18n import t
+from .numbers import duration, number, share
 
 SYSTEM, GROUPS, LONER_EVERY = 256, 4, 6
 KV_BLOCKS, BLOCK_SIZE = 64, 16
@@ -58,17 +57,16 @@ def ttft_of(variant: Variant, who: str) -> float:
 
 def lpm_lesson(variants: list[Variant]) -> Lesson:
     fcfs, lpm = variants
-    figures = {"system": SYSTEM, "groups": GROUPS, "blocks": KV_BLOCKS,
-               "hit_fcfs": f"{fcfs.metrics.prefix_hit_rate:.0%}", "hit_lpm": f"{lpm.metrics.prefix_hit_rate:.0%}",
-               "chat_fcfs": ms(ttft_of(fcfs, "chat")), "chat_lpm": ms(ttft_of(lpm, "chat")),
-               "loner_fcfs": ms(ttft_of(fcfs, "loner")), "loner_lpm": ms(ttft_of(lpm, "loner"))}
+    figures = {"system": number(SYSTEM), "groups": number(GROUPS), "blocks": number(KV_BLOCKS),
+               "hit_fcfs": share(fcfs.metrics.prefix_hit_rate), "hit_lpm": share(lpm.metrics.prefix_hit_rate),
+               "chat_fcfs": duration(ttft_of(fcfs, "chat")), "chat_lpm": duration(ttft_of(lpm, "chat")),
+               "loner_fcfs": duration(ttft_of(fcfs, "loner")), "loner_lpm": duration(ttft_of(lpm, "loner"))}
     groups = [t("cost_lpm_chats"), t("cost_lpm_loners")]
     series = [(t(v.key), [ttft_of(v, "chat") / 1000, ttft_of(v, "loner") / 1000],
-               [ms(ttft_of(v, "chat")), ms(ttft_of(v, "loner"))]) for v in variants]
+               [duration(ttft_of(v, "chat")), duration(ttft_of(v, "loner"))]) for v in variants]
     figure = charts.bars_chart(groups, series, t("cost_lpm_title"), t("cost_lpm_named", **figures),
                                t("cost_ttft_p50_axis", unit=t("unit_s")))
-    table = pd.DataFrame([{t("cost_col_policy"): t(v.key),
-                           t("cost_col_hit_rate"): f"{v.metrics.prefix_hit_rate:.0%}",
-                           t("cost_col_chat_ttft"): ms(ttft_of(v, "chat")),
-                           t("cost_col_loner_ttft"): ms(ttft_of(v, "loner"))} for v in variants])
-    return Lesson("lpm", t("cost_lpm_story", **figures), figure, table)
+    rows = {"cost_col_hit_rate": lambda v: share(v.metrics.prefix_hit_rate),
+            "cost_col_chat_ttft": lambda v: duration(ttft_of(v, "chat")),
+            "cost_col_loner_ttft": lambda v: duration(ttft_of(v, "loner"))}
+    return Lesson("lpm", t("cost_lpm_story", **figures), (figure,), figure_table(rows, by_policy(variants)))

@@ -10,14 +10,13 @@ from __future__ import annotations
 import random
 from statistics import median
 
-import pandas as pd
-
 from sim.core.config import COST_PRESETS, Config, Policy
 from sim.trace.trace import Trace, validate
 
-from . import charts
-from .costs import Lesson, Variant, _variants, ms
+from . import charts, panels
+from .costs import Lesson, Variant, _variants, by_policy, figure_table
 from .i18n import t
+from .numbers import duration, number
 
 SLOW_RATE = 0.02  # tokens a ms: 20 a second, as a client on a slow link or a reader that pauses
 SLOW = {"name": "slow", "arrival": 0, "prompt": 400, "output": 300, "read_rate": SLOW_RATE}
@@ -59,23 +58,22 @@ def _p90(values: list[float]) -> float:
 def stream_lesson(variants: list[Variant]) -> Lesson:
     unbounded, paused, released = variants
     slow, timeline = _slow(paused)
-    figures = {"rate": f"{SLOW_RATE * 1000:g}", "output": SLOW["output"], "credits": CREDITS,
-               "made": ms(_slow(unbounded)[0].e2e), "e2e": ms(slow.e2e), "paused": ms(slow.paused),
-               "blocks": max(blocks for _, blocks in timeline.kv), "capacity": KV_BLOCKS,
-               "ttft": ms(median(others_ttft(unbounded))), "ttft_paused": ms(median(others_ttft(paused))),
-               "p90_paused": ms(_p90(others_ttft(paused))), "ttft_released": ms(median(others_ttft(released))),
-               "preemptions": f"{released.metrics.preemptions:,}",
-               "recomputed": f"{released.metrics.recomputed_tokens:,}"}
-    figure = charts.kv_totals_chart([(t(v.key), v.schedule) for v in variants], t("cost_stream_title"),
-                                    t("cost_stream_named", **figures))
-    gantt = charts.gantt(paused.schedule, t("cost_stream_gantt", credits=CREDITS), rows=list(range(GANTT_REQUESTS)))
-    # One column a way of serving it (short names), one row a figure: narrow enough for 1024 px.
-    rows = {"cost_col_slow_e2e": lambda v: ms(_slow(v)[0].e2e),
-            "cost_col_slow_paused": lambda v: ms(_slow(v)[0].paused),
-            "cost_col_others_ttft_p50": lambda v: ms(median(others_ttft(v))),
-            "cost_col_others_ttft_p90": lambda v: ms(_p90(others_ttft(v))),
-            "cost_col_preemptions": lambda v: f"{v.metrics.preemptions:,}",
-            "cost_col_recomputed": lambda v: f"{v.metrics.recomputed_tokens:,}"}
-    table = pd.DataFrame([{t("cost_col_figure"): t(key), **{t(f"{v.key}_short"): figure(v) for v in variants}}
-                          for key, figure in rows.items()])
-    return Lesson("stream", t("cost_stream_story", **figures), figure, table, gantt)
+    figures = {"rate": number(SLOW_RATE * 1000), "output": number(SLOW["output"]), "credits": number(CREDITS),
+               "made": duration(_slow(unbounded)[0].e2e), "e2e": duration(slow.e2e), "paused": duration(slow.paused),
+               "blocks": number(max(blocks for _, blocks in timeline.kv)), "capacity": number(KV_BLOCKS),
+               "ttft": duration(median(others_ttft(unbounded))), "ttft_paused": duration(median(others_ttft(paused))),
+               "p90_paused": duration(_p90(others_ttft(paused))),
+               "ttft_released": duration(median(others_ttft(released))),
+               "preemptions": number(released.metrics.preemptions),
+               "recomputed": number(released.metrics.recomputed_tokens)}
+    figure = panels.kv_totals([(t(v.key), v.schedule) for v in variants], t("cost_stream_title"),
+                              t("cost_stream_named", **figures))
+    gantt = charts.gantt(paused.schedule, t("cost_stream_gantt", credits=number(CREDITS), others=GANTT_REQUESTS - 1),
+                         rows=list(range(GANTT_REQUESTS)))
+    rows = {"cost_col_slow_e2e": lambda v: duration(_slow(v)[0].e2e),
+            "cost_col_slow_paused": lambda v: duration(_slow(v)[0].paused),
+            "cost_col_others_ttft_p50": lambda v: duration(median(others_ttft(v))),
+            "cost_col_others_ttft_p90": lambda v: duration(_p90(others_ttft(v))),
+            "cost_col_preemptions": lambda v: number(v.metrics.preemptions),
+            "cost_col_recomputed": lambda v: number(v.metrics.recomputed_tokens)}
+    return Lesson("stream", t("cost_stream_story", **figures), (figure, gantt), figure_table(rows, by_policy(variants)))

@@ -50,29 +50,31 @@ TEXTS = {
     # Home
     "home_title": "The batching classroom",
     "home_intro": (
-        "An LLM server answers many requests at once by putting them in one **batch**: each model iteration "
-        "does a little work for every request in it. First the **prefill** reads a request's prompt, then "
-        "each **decode** step produces one more output token.\n\n**Static batching** waits for a batch, pads "
-        "every prompt to the longest one and keeps the batch together until its longest answer is done: "
-        "short requests sit idle in their slots, and new arrivals wait outside. **Continuous batching** "
-        "(iteration-level scheduling) decides again at every iteration: running requests each decode a "
-        "token, finished ones free their slot at once, and waiting requests are admitted into the budget "
-        "that is left.\n\nBelow, the design document's three requests A=(0,4,5), B=(0,2,2), C=(3,3,4) "
-        "(arrival, prompt tokens, output tokens) with a budget of 8 token-work a tick:"),
-    "home_caption": "makespan {makespan} ticks · padding waste {waste} · throughput {throughput} tokens/tick",
+        "An LLM server answers many requests at once by putting them in one **batch**: each model "
+        "iteration does a little work for every request in it. First the **prefill** reads a request's "
+        "prompt, then each **decode** step produces one more output token.\n\n**Static batching** waits "
+        "for a batch, pads every prompt to the longest one and keeps the batch together until its "
+        "longest answer is done: short requests sit idle in their slots, and new arrivals wait outside. "
+        "**Continuous batching** (iteration-level scheduling) decides again at every iteration: running "
+        "requests each decode a token, finished ones free their slot at once, and waiting requests are "
+        "admitted into the budget that is left.\n\nBelow, the design document's three requests {requests} "
+        "(arrival, prompt tokens, output tokens) with a budget of {budget} token-work a tick:"),
+    "home_caption": (
+        "**{policy}**: makespan {makespan} · padding waste {waste} · throughput {throughput} tokens/tick"),
     "home_after": (
-        "Continuous batching admits C at tick 3, in the same tick as A's decode and in B's freed slot, so "
-        "C's first token comes 3 ticks sooner and the trace is done at tick 8 instead of 11. The teaching "
-        "model counts every prompt or decode token as one unit of work; real prefill and decode costs "
-        "differ, so the 37.5% more tokens a tick here (1.375 against 1.0) is about scheduling, not GPU speed."),
+        "Continuous batching admits C at tick {arrival}, in the same tick as A's decode and in B's freed "
+        "slot, so C's first token comes {sooner} sooner and the trace is done at tick {end} instead of "
+        "{end_static}. The teaching model counts every prompt or decode token as one unit of work; real "
+        "prefill and decode costs differ, so the {more} more tokens a tick here ({throughput} against "
+        "{throughput_static}) is about scheduling, not GPU speed."),
     "home_pages": "Pages",
     "home_link_worked_example": "Worked example: the seed's trace revealed tick by tick, with narration",
-    "home_link_costs": (
-        "What it costs: prefill–decode interference, TPOT jitter, starvation, KV pressure and the "
-        "scheduler's work, in milliseconds"),
+    "home_link_costs": "What it costs, in milliseconds: {topics}",
     "home_link_trace_lab": "Trace lab: edit, generate or upload a trace and compare two policies",
     "home_link_capacity_lab": "Capacity lab: how much load before each policy breaks its SLOs (goodput and knees)",
     "home_link_metrics_guide": "Metrics guide: queue time, TTFT, TPOT, throughput, goodput and more",
+    "home_gantt": "The three requests under static and continuous batching, on one time axis",
+    "list_sep": ", ",
 
     # Worked example
     "ex_title": "Worked example",
@@ -117,7 +119,7 @@ TEXTS = {
     "ex_rate_many": "{rate} tokens a tick",
     "ex_takeaway_tpot": "Every TPOT is {tpot} tick a token.",
     "ex_done": "t={tick}: every request is done; the run is over.",
-    "ex_costs_link": "Every TPOT here is 1 tick. What does continuous batching cost in milliseconds? →",
+    "ex_costs_link": "Every TPOT here is 1 tick: what does continuous batching cost in ms? →",
     "ex_open_lab": "Open this trace in the trace lab",
     "ex_narration_empty": "Time 0: nothing has run yet. Press ▶ Play, or step forward.",
 
@@ -759,7 +761,7 @@ TEXTS = {
     "cost_back": "Back to the worked example",
     "cost_running": "Simulating the eight lessons…",
     "cost_download": "Download this table (CSV)",
-    "cost_example_gantt": "The worked example in ms, continuous batching",
+    "cost_example_gantt": "The worked example in ms",
     "cost_continuous": "continuous",
     "cost_chunk2": "chunked prefill, 2 tokens",
     "cost_chunk1": "chunked prefill, 1 token",
@@ -770,11 +772,10 @@ TEXTS = {
     "cost_reserve": "reserve the whole output",
     "cost_overcommit": "overcommit",
     "cost_static": "static",
-    "cost_col_policy": "policy",
     "cost_col_a_worst": "A's longest gap",
     "cost_col_a_ttft": "A's TTFT",
-    "cost_col_c_ttft": "C's TTFT",
-    "cost_col_makespan": "makespan",
+    "cost_col_c_ttft": "C's TTFT in ms",
+    "cost_col_makespan": "makespan in ms",
     "cost_col_itl_p50": "gap p50",
     "cost_col_itl_p99": "gap p99",
     "cost_col_ratio": "p99 / p50",
@@ -787,19 +788,25 @@ TEXTS = {
     "cost_col_recomputed": "tokens prefilled again",
     "cost_col_iterations": "iterations",
     "cost_col_decisions": "scheduling decisions",
-    "cost_col_changes": "joins + leaves",
-    "cost_col_plan": "planning time / iteration",
+    "cost_col_changes": "requests in or out",
+    "cost_col_plan": "planning / iteration",
     "cost_interference_title": "Prefill–decode interference",
     "cost_interference_named": "A waits {worst} for a token while C prefills, against {usual} otherwise (+{rise})",
     "cost_interference_story": (
-        "C arrives while A and B decode. Continuous batching admits it at once, so C's 3 prefill tokens "
+        "The worked example again, a tick of its arrivals read as {tick} (one request's decode "
+        "iteration) and each iteration as long as its work takes. **Static batching** keeps C, which "
+        "arrives at {c_arrival}, out until A's and B's batch is done: C's first token comes "
+        "**{c_static}** after it arrives, and the trace ends at **{end_static}**. **Continuous "
+        "batching** admits C at once: its first token after **{c_ttft}**, the end at **{end}**. The "
+        "worked example's {c_ticks_static} → {c_ticks} for C's TTFT is **{c_static} → {c_ttft}** here, "
+        "and its makespan of {end_ticks_static} → {end_ticks} is **{end_static} → {end}** (the table "
+        "gives each figure in both units).\n\nThat admission has a price. C's {c_prompt} prefill tokens "
         "share an iteration with A's and B's decodes: that iteration lasts **{worst}** instead of "
         "**{usual}**, and A waits **+{rise}** for that token. That is prefill–decode interference: a "
         "newcomer's prefill stretches the gap of everyone already decoding. Chunked prefill (Sarathi) "
         "spreads a prompt over several iterations: with 1-token chunks A's longest gap is "
         "**{chunked_worst}**, but prefills finish later: C's TTFT rises from **{c_ttft}** to "
         "**{c_ttft_chunked}**, and A's own from **{a_ttft}** to **{a_ttft_chunked}**."),
-    "cost_gap_index": "A's token gap (1st, 2nd, …)",
     "cost_gap_axis": "gap ({unit})",
     "cost_jitter_title": "TPOT jitter",
     "cost_jitter_named": (
@@ -839,19 +846,23 @@ TEXTS = {
         "fits: TTFT p99 falls to **{ttft}**, and when decodes fill the cache the newest request is preempted "
         "and its KV dropped: **{preemptions}** preemptions, and **{recomputed}** tokens prefilled a second "
         "time ({share} of all prefill work). That is the price of admitting more."),
-    "cost_preempted": "{name}: preemption",
     "cost_work_title": "The scheduler's work every iteration",
     "cost_work_named": (
         "continuous decides {decisions} times (every iteration), static {static_decisions}; the batch "
         "changes before {changed} iterations"),
     "cost_work_story": (
-        "The jitter trace under static and continuous batching, each planned one iteration at a time. Static "
-        "batching decides once a batch: **{static_decisions}** times. Continuous batching decides again "
-        "every iteration, **{decisions}** times, and its batch changes before **{changed}** of them "
-        "(**{share}**); static's changes {static_changed} times. Each change means new batch tensors and "
-        "block tables in a real engine, work that happens on the CPU between two forward passes. Planning "
-        "one iteration took **{plan} µs** here for continuous and **{static_plan} µs** for static (this "
-        "machine's Python, measured when the page first ran; the median of three runs after a warm-up)."),
+        "The jitter trace under static and continuous batching, each planned one iteration at a time. "
+        "Static batching decides once a batch: **{static_decisions}** times. Continuous batching decides "
+        "again every iteration, **{decisions}** times, and its batch changes before **{changed}** of "
+        "them (**{share}**). Both move the same requests in and out: each request joins the batch once "
+        "and leaves it once, **{moves}** joins and leaves in all under either policy. Static batching "
+        "makes them in **{static_changed}** batch changes, a whole batch leaving and the next one coming "
+        "in (**{static_per}** requests a change); continuous batching a few at a time (**{per}** a "
+        "change). Each change means new batch tensors and block tables in a real engine, work that "
+        "happens on the CPU between two forward passes. Planning one iteration took **{plan}** for "
+        "continuous batching and **{static_plan}** for static: this simulator's Python on this server, "
+        "measured once, when the server started (the median of three runs after a warm-up), so every "
+        "visit shows the same figures."),
     "cost_group_decisions": "scheduling decisions",
     "cost_group_changed": "iterations after a batch change",
     "cost_work_axis": "count (log scale)",
@@ -862,6 +873,33 @@ TEXTS = {
         "not vLLM's; in a real engine the batch's tensors, sampling and detokenization add CPU time every "
         "iteration.\n- Preemption by recompute is modelled as prefill work again; swapping to host memory "
         "costs PCIe time instead (the trace lab's swap option)."),
+    "unit_us": "µs",
+    "cost_gap_between": "token {a} → {b}",
+    "cost_col_c_ttft_ticks": "C's TTFT in ticks",
+    "cost_col_makespan_ticks": "makespan in ticks",
+    "cost_col_changed": "batch changes",
+    "cost_col_per_change": "per batch change",
+    "cost_static_short": "static",
+    "cost_continuous_short": "continuous",
+    "cost_chunk2_short": "chunks of 2",
+    "cost_chunk1_short": "chunks of 1",
+    "cost_chunk128_short": "chunks of 128",
+    "cost_fcfs_short": "fcfs",
+    "cost_skip_short": "fcfs-skip",
+    "cost_fcfs_chunk_short": "fcfs + chunks",
+    "cost_reserve_short": "reserve",
+    "cost_overcommit_short": "overcommit",
+    "cost_lpm_fcfs_short": "arrival order",
+    "cost_lpm_lpm_short": "longest prefix",
+    "cost_interference_topic": "the worked example in ms and prefill–decode interference",
+    "cost_jitter_topic": "TPOT jitter",
+    "cost_hol_topic": "head-of-line blocking and starvation",
+    "cost_kv_topic": "KV pressure and preemption",
+    "cost_work_topic": "the scheduler's work",
+    "cost_moe_topic": "MoE routing",
+    "cost_stream_topic": "a slow reader holding KV memory",
+    "cost_lpm_topic": "cache-aware order",
+    "cost_about": "What these lessons measure, and how",
 
     # Capacity lab (sweeps)
     "nav_capacity": "Capacity lab",
@@ -1033,7 +1071,7 @@ TEXTS = {
         "{p90_paused}). **Releasing** the paused request gives its blocks back at once (others' TTFT p50 "
         "**{ttft_released}**), but it is preempted **{preemptions}** times and **{recomputed}** tokens are "
         "prefilled again each time its client catches up. The Gantt chart below shows the paused segments."),
-    "cost_stream_gantt": "{credits} credits, paused in place: the slow request and the first 15 others",
+    "cost_stream_gantt": "{credits} credits, paused in place: the slow request and the first {others} others",
     "cost_unbounded": "no bound (buffer everything)",
     "cost_credits_paused": "credits, paused in place",
     "cost_credits_released": "credits, paused request released",
@@ -1196,7 +1234,6 @@ TEXTS = {
     "cost_moe_axis": "token choices routed",
     "cost_moe_heatmap": "Expert load per iteration (the two iterations marked)",
     "cost_moe_mark": "#{n}",
-    "cost_col_term": "quantity",
     "cost_col_choices": "expert choices (tokens × top-k)",
     "cost_moe_fastest": "iteration {n} (fastest)",
     "cost_moe_slowest": "iteration {n} (slowest)",

@@ -48,29 +48,27 @@ TEXTS = {
     # Home
     "home_title": "批处理课堂",
     "home_intro": (
-        "LLM 服务器把许多请求放进同一个 **batch** 一起处理：每次模型 iteration "
-        "为 batch 中的每个请求做一点工作。先由 **prefill** 读入请求的 "
-        "prompt，之后每个 **decode** 步骤再生成一个输出 "
-        "token。\n\n**静态批处理**要等一组请求凑齐，把所有 prompt padding "
-        "到最长的长度，并且整个 batch 要等最长的回答完成才结束：短请求完成后仍占着槽位空转，新到的"
-        "请求只能在外面等。**连续批处理**（iteration 级调度）在每次 iteration "
-        "都重新决策：运行中的请求各 decode 一个 token，完成的请求立刻释放槽位，等待中的请求"
-        "在剩余预算内被接纳。\n\n下面是设计文档中的三个请求 "
-        "A=(0,4,5)、B=(0,2,2)、C=(3,3,4)（到达时刻、prompt token "
-        "数、输出 token 数），预算为每 tick 8 个 token-work："),
-    "home_caption": "makespan {makespan} tick · padding 浪费 {waste} · 吞吐 {throughput} token/tick",
+        "LLM 服务器把许多请求放进同一个 **batch** 一起处理：每次模型 iteration 为 batch 中的每个请求做一"
+        "点工作。先由 **prefill** 读入请求的 prompt，之后每个 **decode** 步骤再生成一个输出 token。\n\n**静"
+        "态批处理**要等一组请求凑齐，把所有 prompt padding 到最长的长度，并且整个 batch 要等最长的回答完"
+        "成才结束：短请求完成后仍占着槽位空转，新到的请求只能在外面等。**连续批处理**（iteration 级调度）"
+        "在每次 iteration 都重新决策：运行中的请求各 decode 一个 token，完成的请求立刻释放槽位，等待中的"
+        "请求在剩余预算内被接纳。\n\n下面是设计文档中的三个请求 {requests}（到达时刻、prompt token 数、输出"
+        " token 数），预算为每 tick {budget} 个 token-work："),
+    "home_caption": "**{policy}**：makespan {makespan} · padding 浪费 {waste} · 吞吐 {throughput} token/tick",
     "home_after": (
-        "连续批处理在 tick 3 就接纳了 C：与 A 的 decode 同一 tick，并复用 B "
-        "释放的槽位，于是 C 的首 token 提前 3 个 tick，整条 trace 在 tick "
-        "8 而不是 11 完成。教学模型把每个 prompt 或 decode token "
-        "都算作一个单位的工作；真实的 prefill 与 decode 成本不同，所以这里每 tick "
-        "多出的 37.5% token（1.375 对 1.0）说明的是调度，而不是 GPU 速度。"),
+        "连续批处理在 tick {arrival} 就接纳了 C：与 A 的 decode 同一 tick，并复用 B 释放的槽位，于是 C 的"
+        "首 token 提前 {sooner}，整条 trace 在 tick {end} 而不是 {end_static} 完成。教学模型把每个 "
+        "prompt 或 decode token 都算作一个单位的工作；真实的 prefill 与 decode 成本不同，所以这里每 tick "
+        "多出的 {more} token（{throughput} 对 {throughput_static}）说明的是调度，而不是 GPU 速度。"),
     "home_pages": "页面",
     "home_link_worked_example": "示例推演：逐 tick 展开设计文档的 trace，并附文字解说",
-    "home_link_costs": "代价：prefill–decode 干扰、TPOT 抖动、饥饿、KV 压力与调度器的工作，以毫秒计",
+    "home_link_costs": "代价，以毫秒计：{topics}",
     "home_link_trace_lab": "Trace 实验室：编辑、生成或上传 trace，对比两种策略",
     "home_link_capacity_lab": "容量实验：负载多大时各策略开始违反 SLO（goodput 与拐点）",
     "home_link_metrics_guide": "指标指南：排队时间、TTFT、TPOT、吞吐、goodput 等",
+    "home_gantt": "三个请求在静态与连续批处理下，共用一条时间轴",
+    "list_sep": "、",
 
     # Worked example
     "ex_title": "示例推演",
@@ -572,7 +570,7 @@ TEXTS = {
         "加入，与模拟器一致。毫秒：经过相应时间后才加入。"),
     "rm_no_model": "无法加载模型：{reason}",
     "rm_trace": "1 · 请求",
-    "rm_source": "Trace",
+    "rm_source": "请求来源",
     "rm_source_mixed": "长度混合",
     "rm_source_short_chats": "短对话",
     "rm_source_long_outputs": "长回答",
@@ -730,7 +728,7 @@ TEXTS = {
     "cost_back": "回到示例推演",
     "cost_running": "正在模拟八节课……",
     "cost_download": "下载此表（CSV）",
-    "cost_example_gantt": "以毫秒计的示例推演：连续批处理",
+    "cost_example_gantt": "以毫秒计的示例推演",
     "cost_continuous": "连续",
     "cost_chunk2": "分块 prefill，每块 2 个 token",
     "cost_chunk1": "分块 prefill，每块 1 个 token",
@@ -741,11 +739,10 @@ TEXTS = {
     "cost_reserve": "预留完整输出（reserve）",
     "cost_overcommit": "超额准入（overcommit）",
     "cost_static": "静态",
-    "cost_col_policy": "策略",
     "cost_col_a_worst": "A 的最长间隔",
     "cost_col_a_ttft": "A 的 TTFT",
-    "cost_col_c_ttft": "C 的 TTFT",
-    "cost_col_makespan": "总时长",
+    "cost_col_c_ttft": "C 的 TTFT（毫秒）",
+    "cost_col_makespan": "总时长（毫秒）",
     "cost_col_itl_p50": "间隔 p50",
     "cost_col_itl_p99": "间隔 p99",
     "cost_col_ratio": "p99 / p50",
@@ -758,21 +755,22 @@ TEXTS = {
     "cost_col_recomputed": "重算的 token",
     "cost_col_iterations": "迭代数",
     "cost_col_decisions": "调度决策数",
-    "cost_col_changes": "加入 + 离开",
+    "cost_col_changes": "请求进出次数",
     "cost_col_plan": "每次迭代的规划时间",
     "cost_interference_title": "Prefill–decode 干扰",
     "cost_interference_named": "C 做 prefill 时 A 等一个 token 要 {worst}，平时为 {usual}（+{rise}）",
     "cost_interference_story": (
-        "C 在 A、B decode 时到达。连续批处理立即接纳它，于是 C 的 3 个 "
-        "prefill token 与 A、B 的 decode 同处一次迭代：这次迭代耗时 "
-        "**{worst}** 而不是 **{usual}**，A 为这个 token 多等了 "
-        "**+{rise}**。这就是 prefill–decode 干扰：新请求的 prefill "
-        "拉长了所有正在 decode 的请求的间隔。分块 prefill（Sarathi）把 "
-        "prompt 分到多次迭代：每块 1 个 token 时 A 的最长间隔为 "
-        "**{chunked_worst}**，但 prefill 完成得更晚：C 的 TTFT 从 "
-        "**{c_ttft}** 升到 **{c_ttft_chunked}**，A 自己的从 "
-        "**{a_ttft}** 升到 **{a_ttft_chunked}**。"),
-    "cost_gap_index": "A 的第几个 token 间隔",
+        "还是示例推演：到达时刻的一个 tick 读作 {tick}（一个请求的一次 decode 迭代），每次迭代的时长由它"
+        "的工作量决定。**静态批处理**让在 {c_arrival} 到达的 C 一直等到 A、B 这个 batch 结束：C 到达 "
+        "**{c_static}** 后才拿到首 token，整条 trace 在 **{end_static}** 结束。**连续批处理**立即接纳 C："
+        "**{c_ttft}** 后拿到首 token，在 **{end}** 结束。示例推演中 C 的 TTFT {c_ticks_static} → "
+        "{c_ticks}，在这里是 **{c_static} → {c_ttft}**；总时长 {end_ticks_static} → {end_ticks}，在这里是"
+        " **{end_static} → {end}**（表中每个数值都给出两种单位）。\n\n这次接纳是有代价的。C 的 {c_prompt} "
+        "个 prefill token 与 A、B 的 decode 同处一次迭代：这次迭代耗时 **{worst}** 而不是 **{usual}**，A "
+        "为这个 token 多等了 **+{rise}**。这就是 prefill–decode 干扰：新请求的 prefill 拉长了所有正在 "
+        "decode 的请求的间隔。分块 prefill（Sarathi）把 prompt 分到多次迭代：每块 1 个 token 时 A 的最长"
+        "间隔为 **{chunked_worst}**，但 prefill 完成得更晚：C 的 TTFT 从 **{c_ttft}** 升到 "
+        "**{c_ttft_chunked}**，A 自己的从 **{a_ttft}** 升到 **{a_ttft_chunked}**。"),
     "cost_gap_axis": "间隔（{unit}）",
     "cost_jitter_title": "TPOT 抖动",
     "cost_jitter_named": (
@@ -818,21 +816,20 @@ TEXTS = {
         "cache，最新的请求被抢占、KV 被丢弃：**{preemptions}** "
         "次抢占，**{recomputed}** 个 token 第二次 prefill（占全部 "
         "prefill 工作的 {share}）。这就是多接纳的代价。"),
-    "cost_preempted": "{name}：抢占",
     "cost_work_title": "调度器每次迭代的工作",
     "cost_work_named": (
         "连续批处理决策 {decisions} 次（每次迭代），静态 "
         "{static_decisions} 次；{changed} 次迭代前 batch 发生变化"),
     "cost_work_story": (
-        "同一条抖动 trace，分别用静态与连续批处理，每次只规划一次迭代。静态批处理每个 batch "
-        "决策一次：共 **{static_decisions}** "
-        "次。连续批处理每次迭代都要重新决策，共 **{decisions}** 次，其中 "
-        "**{changed}** 次（**{share}**）之前 batch "
-        "发生了变化；静态批处理变化 {static_changed} "
-        "次。在真实引擎中，每次变化都意味着重建 batch 张量和 block "
-        "table，这些工作发生在两次前向计算之间的 CPU 上。在这里规划一次迭代，连续批处理用时 "
-        "**{plan} 微秒**，静态 **{static_plan} 微秒**（本机 "
-        "Python，页面首次运行时测得；预热一次后三次运行的中位数）。"),
+        "同一条抖动 trace，分别用静态与连续批处理，每次只规划一次迭代。静态批处理每个 batch 决策一次：共 "
+        "**{static_decisions}** 次。连续批处理每次迭代都要重新决策，共 **{decisions}** 次，其中 "
+        "**{changed}** 次（**{share}**）之前 batch 发生了变化。两者进出 batch 的请求一样多：每个请求加入 "
+        "batch 一次、离开一次，两种策略都共有 **{moves}** 次进出。静态批处理在 **{static_changed}** 次 "
+        "batch 变化中完成它们，每次整个 batch 离开、下一个 batch 进来（每次变化 **{static_per}** 个请求）"
+        "；连续批处理每次只进出几个（每次变化 **{per}** 个）。在真实引擎中，每次变化都意味着重建 batch 张"
+        "量和 block table，这些工作发生在两次前向计算之间的 CPU 上。规划一次迭代，连续批处理用时 "
+        "**{plan}**，静态 **{static_plan}**：这是本模拟器在这台服务器上的 Python，在服务器启动时测量一次"
+        "（预热一次后三次运行的中位数），所以每次访问看到的数值都相同。"),
     "cost_group_decisions": "调度决策",
     "cost_group_changed": "batch 变化后的迭代",
     "cost_work_axis": "次数（对数刻度）",
@@ -844,6 +841,33 @@ TEXTS = {
         "每次迭代都会增加 CPU 时间。\n- 重算式抢占被建模为再做一遍 "
         "prefill；换出到主机内存则改为花费 PCIe 时间（Trace 实验室的 swap "
         "选项）。"),
+    "unit_us": "微秒",
+    "cost_gap_between": "token {a} → {b}",
+    "cost_col_c_ttft_ticks": "C 的 TTFT（tick）",
+    "cost_col_makespan_ticks": "总时长（tick）",
+    "cost_col_changed": "batch 变化次数",
+    "cost_col_per_change": "每次变化进出",
+    "cost_static_short": "静态",
+    "cost_continuous_short": "连续",
+    "cost_chunk2_short": "分块 2",
+    "cost_chunk1_short": "分块 1",
+    "cost_chunk128_short": "分块 128",
+    "cost_fcfs_short": "fcfs",
+    "cost_skip_short": "fcfs-skip",
+    "cost_fcfs_chunk_short": "fcfs + 分块",
+    "cost_reserve_short": "预留",
+    "cost_overcommit_short": "超额准入",
+    "cost_lpm_fcfs_short": "到达顺序",
+    "cost_lpm_lpm_short": "最长前缀",
+    "cost_interference_topic": "以毫秒计的示例推演与 prefill–decode 干扰",
+    "cost_jitter_topic": "TPOT 抖动",
+    "cost_hol_topic": "队头阻塞与饥饿",
+    "cost_kv_topic": "KV 压力与抢占",
+    "cost_work_topic": "调度器的工作",
+    "cost_moe_topic": "MoE 路由",
+    "cost_stream_topic": "慢读者占住 KV 显存",
+    "cost_lpm_topic": "缓存感知的排序",
+    "cost_about": "这些课测量什么、如何测量",
 
     # Capacity lab (sweeps)
     "nav_capacity": "容量实验",
@@ -1015,7 +1039,7 @@ TEXTS = {
         "从 **{ttft}** 升到 **{ttft_paused}**（p90 {p90_paused}）。让暂停的请求**让出**资源，块立刻归还（其他"
         "请求的 TTFT p50 **{ttft_released}**），代价是它被抢占 **{preemptions}** 次，每次客户端追上后都要重新"
         "预填充，共 **{recomputed}** 个 token。下面的甘特图画出了暂停段。"),
-    "cost_stream_gantt": "{credits} 个额度、原地暂停：慢请求和前 15 个其他请求",
+    "cost_stream_gantt": "{credits} 个额度、原地暂停：慢请求和前 {others} 个其他请求",
     "cost_unbounded": "不设上限（全部缓冲）",
     "cost_credits_paused": "设额度，原地暂停",
     "cost_credits_released": "设额度，暂停即让出",
@@ -1161,10 +1185,9 @@ TEXTS = {
     "cost_moe_axis": "路由到的 token 选择数",
     "cost_moe_heatmap": "每次迭代的专家负载（标出这两次迭代）",
     "cost_moe_mark": "#{n}",
-    "cost_col_term": "项目",
-    "cost_col_choices": "专家选择数（token 数 × top-k）",
-    "cost_moe_fastest": "第 {n} 次迭代（最快）",
-    "cost_moe_slowest": "第 {n} 次迭代（最慢）",
+    "cost_col_choices": "专家选择数（token × top-k）",
+    "cost_moe_fastest": "第 {n} 次（最快）",
+    "cost_moe_slowest": "第 {n} 次（最慢）",
     "cost_col_tokens": "token 数（decode 的请求数）",
     "cost_col_busiest": "最忙专家",
     "cost_col_busiest_load": "其 token 选择数",
