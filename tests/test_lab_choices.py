@@ -33,7 +33,7 @@ def open_lab(lang: str = "en", link: str | None = None) -> AppTest:
 
 def editor_key(at: AppTest) -> str:
     """lab_state.editor_key of the app's session (the test's own has none)."""
-    restarts = at.session_state[lab_state.RESTARTS] if lab_state.RESTARTS in at.session_state else 0
+    restarts = at.session_state.get(lab_state.RESTARTS, 0)
     return f"{lab_state.EDITOR}_{restarts}" if restarts else lab_state.EDITOR
 
 
