@@ -18,12 +18,6 @@ from .runs import run, seed_trace
 POLICIES = ("static", "continuous")
 PAGES = (("worked_example", "🧮"), ("costs", "💸"), ("trace_lab", "🧪"), ("capacity_lab", "📈"), ("real_model", "🤖"),
          ("metrics_guide", "📏"))
-# A page link cuts its label at the end of the line: these say what each page holds, in as many lines as they take.
-LINKS_CSS = """<style>
-.st-key-home_links [data-testid="stPageLink-NavLink"] :is(span, div, p) {
-  white-space: normal; overflow: visible; text-overflow: clip;
-}
-</style>"""
 
 
 def seed_runs() -> dict[str, tuple[Schedule, Metrics]]:
@@ -62,7 +56,6 @@ def after(runs: dict[str, tuple[Schedule, Metrics]]) -> str:
 
 def links() -> None:
     """A link to every other page, each saying what the page holds (the cost page: every lesson)."""
-    st.html(LINKS_CSS)
     with st.container(key="home_links"):
         for page, icon in PAGES:
             label = t("home_link_costs", topics=topics()) if page == "costs" else t(f"home_link_{page}")

@@ -18,7 +18,8 @@ ROOT_PX = 21  # the root font size in presenter mode (Streamlit's own is 16)
 # labels) at 18.4 px and the body at 21 px; the rules after it hold each kind of text to 18 px in any case.
 # The page's own margins shrink, the room going to the charts and tables. The rules hang on the switch itself
 # being on, so the browser applies them the moment it is clicked, before the rerun that draws the page afresh
-# (page()) reaches it: the grids drawn then read the larger size.
+# (page()) reaches it: the grids drawn then read the larger size. (One rule holds in either mode: a link in a
+# page wraps its label over as many lines as it takes, where Streamlit would cut it at the line's end.)
 ON = f":root:has(.st-key-w_{STATE_KEY} input:checked)"  # the switch's own widget key (see switch())
 CSS = f"""<style>
 {ON} {{ font-size: {ROOT_PX}px; }}
@@ -31,6 +32,9 @@ CSS = f"""<style>
   white-space: normal; overflow: visible; text-overflow: clip;
 }}
 {ON} [data-testid="stMainBlockContainer"] {{ padding: 4rem 1.5rem 4rem; }}
+[data-testid="stMain"] [data-testid="stPageLink-NavLink"] :is(span, div, p) {{
+  white-space: normal; overflow: visible; text-overflow: clip;
+}}
 </style>"""
 
 
