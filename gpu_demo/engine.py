@@ -22,8 +22,7 @@ from sim.core.schedule import Schedule
 from sim.core.scheduler import Scheduler
 from sim.trace.trace import Problem, Trace, TraceError
 
-from .batch import Sequences
-from .batch import pack as _pack
+from .batch import Sequences, pack
 from .graphs import GraphRunner
 from .kv_cache import HostPool, PagedKVCache
 from .model import GPT, forward_packed
@@ -230,7 +229,7 @@ class Executor:
             self.pack_seconds += pack_seconds
             self.model_seconds += model_seconds
         started = time.perf_counter()
-        packed = _pack(it, self.cache, self.sequences, self.done, self.device)
+        packed = pack(it, self.cache, self.sequences, self.done, self.device)
         self.pack_seconds += time.perf_counter() - started
         if packed is None:  # only swap-ins this iteration
             self.rows, self.shape, self.replayed = 0, (0, 0, 0), False

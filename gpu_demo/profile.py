@@ -4,7 +4,7 @@ forward pass, timed after a warm-up, repeated, and its median kept. A cost model
 "profile") is then fitted to the grid by non-negative least squares over the features of the packed batch the
 engine builds, and its error is reported on shapes held out of the fit.
 
-The features follow the layout of `engine._pack`: every projection and MLP runs on the `rows` token rows; each
+The features follow the layout of `batch.pack`: every projection and MLP runs on the `rows` token rows; each
 of the `groups` (a prefill chunk, a decode token, a padding row) is one attention row group, padded to the
 longest `query` chunk and the `longest` KV span, so attention costs groups x query x longest cells.
 """
@@ -24,8 +24,8 @@ from sim.core.iteration import Iteration
 from sim.core.kv import blocks_for
 from sim.trace.generate import Uniform, generate
 
-from .batch import Sequences
-from .engine import _pack, run
+from .batch import Sequences, pack
+from .engine import run
 from .kv_cache import PagedKVCache
 from .model import GPT, forward_packed
 from .prompts import prompts_for
@@ -99,7 +99,7 @@ class Timer:
         self.done = [0] * len(shape.prefill) + [c - 1 for c in shape.decode]
         self.steady = self.made = None
         if not shape.prefill:  # the decode before this one, whose batch this one moves on
-            packed = _pack(self.it, self.cache, self.sequences, list(self.done), self.device)
+            packed = pack(self.it, self.cache, self.sequences, list(self.done), self.device)
             self.sequences.append(packed.emitters, packed.emit_at * 0 + 66, packed.emit_at)
             self.steady, self.made = self.sequences.steady, self.sequences.made
         self.sync = torch.cuda.synchronize if param.device.type == "cuda" else (lambda: None)
@@ -109,7 +109,7 @@ class Timer:
         self.sequences.steady, self.sequences.made = self.steady, self.made
         self.sync()
         start = time.perf_counter()
-        batch = _pack(self.it, self.cache, self.sequences, done, self.device).batch
+        batch = pack(self.it, self.cache, self.sequences, done, self.device).batch
         forward_packed(self.model, batch, self.cache.k, self.cache.v).argmax(dim=-1).tolist()
         self.sync()
         return (time.perf_counter() - start) * 1000

@@ -78,7 +78,7 @@ def draw_scenarios() -> list[tuple[Trace, Config, Policy]]:
             drawn.append((trace, config, policy))
 
         collect()
-    # Some of the option scenarios again under the latency model of a profile, and with experts (every tenth option scenario).
+    # Every tenth option scenario again under the latency model of a profile, and with experts.
     for trace, config, policy in drawn[300:1000:10]:
         drawn.append((trace, replace(config, cost=PROFILE), policy))
         drawn.append((trace, replace(config, moe=EXPERTS), policy))

@@ -244,14 +244,14 @@ def test_the_real_engine_prefills_exactly_the_templated_bytes(monkeypatch):
     wanted = [apply_template("llama3", chat.request_messages(r)).encode() for r in trace]
     assert prompts == wanted and [r.prompt for r in served] == [len(p) for p in wanted]
     fed = [bytearray(len(p)) for p in prompts]
-    real = engine_module._pack
+    real = engine_module.pack
 
     def pack(it, cache, sequences, done, device):  # record every prefill chunk's bytes where they go
         for i, first, n in it.prefill:
             fed[i][first:first + n] = bytes(sequences[i][first:first + n])
         return real(it, cache, sequences, done, device)
 
-    monkeypatch.setattr(engine_module, "_pack", pack)
+    monkeypatch.setattr(engine_module, "pack", pack)
     result = engine_module.run(load_model("cpu"), served, prompts, Config(64), Policy(chunk_size=16))
     assert [bytes(f) for f in fed] == wanted
     assert [sum(s.tokens for s in r.segments if s.phase == "prefill") for r in result.schedule.requests] == [

@@ -78,12 +78,12 @@ def test_on_a_lesson_charts_subtitle_is_broken_into_lines_that_fit(presenting):
     figure grows by its lines."""
     from ui.wrap import em
     cost = "the busiest expert takes more of the token choices " * 4
-    layout = charts._named("T", cost, 300)
+    layout = charts.lesson_layout("T", cost, 300)
     subtitle = layout["title"]["subtitle"]
     lines = subtitle["text"].split("<br>")
     assert len(lines) > 1 and all(em(line) * subtitle["font"]["size"] <= charts.SUBTITLE_PX for line in lines)
     assert subtitle["font"]["size"] >= 18
-    short = charts._named("T", "short", 300)
+    short = charts.lesson_layout("T", "short", 300)
     assert layout["margin"]["t"] > short["margin"]["t"]
     plot = [shown["height"] - shown["margin"]["t"] - shown["margin"]["b"] for shown in (layout, short)]
     assert plot[0] == plot[1]  # the subtitle's lines take no room from the plot

@@ -14,9 +14,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gpu_demo import profile as gp
-from gpu_demo.batch import Sequences
+from gpu_demo.batch import Sequences, pack
 from gpu_demo.compare import FIGURES, comparison, predict
-from gpu_demo.engine import _pack, engine_config
+from gpu_demo.engine import engine_config
 from gpu_demo.kv_cache import PagedKVCache
 from gpu_demo.loading import load_model
 from sim.core.config import Config, ConfigError, CostModel, Policy
@@ -113,7 +113,7 @@ def test_batch_shape_is_the_shape_the_engine_packs(model, policy, first_token):
             now = scheduler.next_event()
             continue
         rows, groups, query, longest = batch_shape(scheduler, it)
-        batch, emitters, packed, emit_at = _pack(it, cache, sequences, done, torch.device("cpu"))
+        batch, emitters, packed, emit_at = pack(it, cache, sequences, done, torch.device("cpu"))
         assert (rows, groups, query, longest) == (len(batch.tokens), *packed)
         sequences.append(emitters, torch.full((len(emitters),), 66), emit_at)
         scheduler.commit(it, now, now + 1)

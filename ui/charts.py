@@ -1,6 +1,6 @@
 """Plotly figures read from a Schedule: the Gantt chart, the per-tick budget chart and the load chart.
 
-Each figure is written as plain dicts in plotly's schema and wrapped without validation (`_figure`): checking
+Each figure is written as plain dicts in plotly's schema and wrapped without validation (`plotly_figure`): checking
 every property on the way in cost about half of a page's run, which forty students at once make the
 server's bottleneck. tests/test_charts.py holds every figure to plotly's validation instead."""
 from __future__ import annotations
@@ -32,7 +32,7 @@ INK = "#1f2430"  # words on a chart, dark enough to read on a projector
 SUBTITLE_PX = 570  # px a lesson chart's subtitle line may take: the narrowest chart's (1024 px, plain mode)
 
 
-def _figure(data: list[dict], layout: dict) -> go.Figure:
+def plotly_figure(data: list[dict], layout: dict) -> go.Figure:
     if presenter.on():
         projector_fonts(data, layout)
     return go.Figure({"data": data, "layout": layout}, _validate=False)
@@ -86,7 +86,7 @@ def _base_layout(title: str, height: int) -> dict:
     return layout
 
 
-def _layout(title: str, height: int, x_max: float | None, unit: str, yaxis: dict) -> dict:
+def timeline_layout(title: str, height: int, x_max: float | None, unit: str, yaxis: dict) -> dict:
     """A timeline's layout: time on an x axis shared by every chart of a run (whole ticks when few)."""
     integer_axis = {"dtick": 1} if x_max is not None and x_max <= 40 else {}
     pad = (x_max or 0) * 0.02 + 0.3  # room for the markers at both ends
@@ -126,8 +126,8 @@ def gantt(schedule: Schedule, title: str, x_max: float | None = None, rows: list
     rows = sample_rows(len(schedule.requests)) if rows is None else rows
     if sampled:
         title += " · " + t("gantt_sampled", shown=len(rows), total=len(schedule.requests))
-    layout = _layout(title, gantt_height(len(rows)), x_max, schedule.unit, gantt_yaxis(schedule, rows))
-    return _figure(gantt_traces(schedule, rows), layout)
+    layout = timeline_layout(title, gantt_height(len(rows)), x_max, schedule.unit, gantt_yaxis(schedule, rows))
+    return plotly_figure(gantt_traces(schedule, rows), layout)
 
 
 def gantt_height(requests: int) -> int:
@@ -209,11 +209,11 @@ def _work_runs(schedule: Schedule, per_tick: bool) -> list[tuple[float, float, i
 
 def budget_chart(schedule: Schedule, title: str, x_max: float | None = None) -> go.Figure:
     """Token-work of each tick stacked by kind (prefill, decode, padding, idle) under the budget line."""
-    layout = _layout(title, 220, x_max, schedule.unit, budget_yaxis(schedule))
+    layout = timeline_layout(title, 220, x_max, schedule.unit, budget_yaxis(schedule))
     layout.update(barmode="stack", bargap=0)
     layout["legend"]["traceorder"] = "normal"
     _hline(layout, schedule.config.token_budget, "#2f3640", t("budget_line", budget=schedule.config.token_budget))
-    return _figure(budget_traces(schedule), layout)
+    return plotly_figure(budget_traces(schedule), layout)
 
 
 def budget_yaxis(schedule: Schedule) -> dict:
@@ -256,7 +256,7 @@ def load_chart(schedule: Schedule, title: str, x_max: float | None = None) -> go
             {"type": "scatter", "name": t("load_waiting"), "x": wait_x, "y": wait_y, "mode": "lines",
              "line": {"shape": "hv", "color": COLORS["prefill"]}}]
     yaxis = {"title": {"text": t("axis_requests")}, "rangemode": "tozero", "gridcolor": "#e5e8ee"}
-    return _figure(data, _layout(title, 260, x_max, schedule.unit, yaxis))
+    return plotly_figure(data, timeline_layout(title, 260, x_max, schedule.unit, yaxis))
 
 
 def request_anatomy(schedule: Schedule, index: int, x_max: float | None = None) -> go.Figure:
@@ -341,9 +341,9 @@ def kv_chart(schedule: Schedule, title: str, x_max: float | None = None) -> go.F
             data.append({"type": "scatter", "name": t(f"event_{kind}"), "x": times_of, "y": [capacity] * len(times_of),
                          "mode": "markers", "marker": {"symbol": symbol, "size": 11, "color": color}})
     yaxis = {"title": {"text": t("axis_blocks")}, "range": [0, capacity * 1.15], "gridcolor": "#e5e8ee"}
-    layout = _layout(title, 240, x_max, schedule.unit, yaxis) | {"bargap": 0}
+    layout = timeline_layout(title, 240, x_max, schedule.unit, yaxis) | {"bargap": 0}
     _hline(layout, capacity, "#d62728", t("kv_capacity", blocks=capacity))
-    return _figure(data, layout)
+    return plotly_figure(data, layout)
 
 
 SERIES_COLORS = ("#4e79a7", "#f28e2b", "#59a14f", "#b07aa1")
@@ -399,10 +399,10 @@ def sweep_chart(rows: list[dict], columns: tuple[str, ...], title: str, x_title:
              "xanchor": "left" if value <= (min(xs) + max(xs)) / 2 else "right",
              "y": 0.06 + 0.12 * row, "yanchor": "bottom", "showarrow": False, "font": {"color": color},
              "bgcolor": "rgba(255,255,255,0.85)"})
-    return _figure(data, layout)
+    return plotly_figure(data, layout)
 
 
-def _named(title: str, cost: str, height: int) -> dict:
+def lesson_layout(title: str, cost: str, height: int) -> dict:
     """A lesson chart's layout: the cost's name as its title and its figure as the subtitle, broken into lines that
     fit the narrowest chart the pages draw (Plotly never wraps a title), the top margin and the figure grown by their
     height."""
@@ -426,11 +426,11 @@ def series_chart(series: list[tuple[str, list, list]], title: str, cost: str, x_
             for color, (name, xs, ys) in zip(SERIES_COLORS * 2, series)]
     counted = all(isinstance(x, int) for _, xs, _ in series for x in xs) and max(
         (len(xs) for _, xs, _ in series), default=0) <= 40  # a few whole numbers: one grid line each
-    layout = _named(title, cost, height) | {
+    layout = lesson_layout(title, cost, height) | {
         "xaxis": {"title": {"text": x_title}, "gridcolor": "#e5e8ee", "zeroline": False} | (
             {"dtick": 1} if counted else {}),
         "yaxis": {"title": {"text": y_title}, "gridcolor": "#e5e8ee", "rangemode": "tozero"}}
-    return _figure(data, layout)
+    return plotly_figure(data, layout)
 
 
 def bars_chart(groups: list[str], series: list[tuple[str, list[float], list[str]]], title: str, cost: str,
@@ -442,7 +442,7 @@ def bars_chart(groups: list[str], series: list[tuple[str, list[float], list[str]
     top = max((v for _, values, _ in series for v in values), default=1) or 1
     yaxis = {"title": {"text": y_title}, "gridcolor": "#e5e8ee"} | (
         {"type": "log", "dtick": 1} if log else {"range": [0, top * 1.2]})  # log: powers of ten only
-    return _figure(data, _named(title, cost, height) | {"barmode": "group", "yaxis": yaxis})
+    return plotly_figure(data, lesson_layout(title, cost, height) | {"barmode": "group", "yaxis": yaxis})
 
 
 MOE_CELLS = 120_000  # the expert heatmap draws at most this many cells (iterations x experts), the first iterations
@@ -485,7 +485,7 @@ def expert_heatmap(schedule: Schedule, title: str, marks: tuple[tuple[int, str],
         layout.setdefault("annotations", []).append(
             {"text": label, "xref": "x", "x": x, "xanchor": "right" if index == 0 else "left", "yref": "y domain",
              "y": 1, "yanchor": "bottom", "showarrow": False})
-    return _figure(data, layout)
+    return plotly_figure(data, layout)
 
 
 def graph_chart(timings: list, title: str, x_max: float | None = None) -> go.Figure:
@@ -502,7 +502,7 @@ def graph_chart(timings: list, title: str, x_max: float | None = None) -> go.Fig
                             [d.decode_rows - d.graph_padding for d in decodes], COLORS["graph_padding"]))
     top = max((d.decode_rows for d in decodes), default=1)
     yaxis = {"title": {"text": t("rm_graph_rows")}, "range": [0, top * 1.15], "gridcolor": "#e5e8ee"}
-    return _figure(data, _layout(title, 220, x_max, "ms", yaxis))
+    return plotly_figure(data, timeline_layout(title, 220, x_max, "ms", yaxis))
 
 
 def _timed_bars(name: str, timings: list, rows: list[int], base: list[int] | None, color: str) -> dict:
@@ -527,4 +527,4 @@ def swap_chart(copies: list, names: list[str], title: str, x_max: float | None =
     rows = sorted({c.request for c in copies})
     yaxis = {"type": "category", "categoryorder": "array", "categoryarray": [label[i] for i in rows],
              "range": [len(rows) - 0.5, -0.5]}
-    return _figure(data, _layout(title, max(140, 60 + 26 * len(rows)), x_max, "ms", yaxis))
+    return plotly_figure(data, timeline_layout(title, max(140, 60 + 26 * len(rows)), x_max, "ms", yaxis))

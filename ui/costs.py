@@ -58,7 +58,7 @@ class Variant:
     metrics: Metrics
 
 
-def _variants(trace: Trace, config: Config, policies: dict[str, Policy]) -> list[Variant]:
+def run_variants(trace: Trace, config: Config, policies: dict[str, Policy]) -> list[Variant]:
     out = []
     for key, policy in policies.items():
         schedule = simulate(trace, config, policy)
@@ -80,12 +80,12 @@ EXAMPLE_POLICIES = {"cost_static": Policy("static"), "cost_continuous": Policy("
 def interference() -> list[Variant]:
     """The worked example in ms: static and continuous batching, then continuous with prefill chunks of 2 and of 1
     token."""
-    return _variants(example_trace(), Config(SEED_BUDGET, cost=EXAMPLE_COST), EXAMPLE_POLICIES)
+    return run_variants(example_trace(), Config(SEED_BUDGET, cost=EXAMPLE_COST), EXAMPLE_POLICIES)
 
 
 def example_ticks() -> list[Variant]:
     """The same policies on the worked example in the tick model: the worked example's own figures."""
-    return _variants(read_csv(SEED_CSV), Config(SEED_BUDGET), EXAMPLE_POLICIES)
+    return run_variants(read_csv(SEED_CSV), Config(SEED_BUDGET), EXAMPLE_POLICIES)
 
 
 def gaps_of(variant: Variant, name: str) -> list[float]:
@@ -104,7 +104,7 @@ def jitter_trace() -> Trace:
 
 
 def jitter() -> list[Variant]:
-    return _variants(jitter_trace(), Config(4096, cost=GPU), {
+    return run_variants(jitter_trace(), Config(4096, cost=GPU), {
         "cost_continuous": Policy("continuous"), "cost_chunk128": Policy("continuous", chunk_size=128)})
 
 
@@ -116,7 +116,7 @@ def hol_trace() -> Trace:
 
 
 def hol() -> list[Variant]:
-    return _variants(hol_trace(), Config(1024, cost=GPU), {
+    return run_variants(hol_trace(), Config(1024, cost=GPU), {
         "cost_fcfs": Policy("continuous", order="fcfs"), "cost_skip": Policy("continuous", order="fcfs-skip"),
         "cost_fcfs_chunk": Policy("continuous", order="fcfs", chunk_size=128)})
 
@@ -132,7 +132,7 @@ KV_BLOCKS, BLOCK_SIZE = 350, 16  # lesson 4: 5,600 tokens of KV cache
 
 
 def kv_pressure() -> list[Variant]:
-    return _variants(jitter_trace(), Config(4096, cost=GPU, kv_blocks=KV_BLOCKS, block_size=BLOCK_SIZE), {
+    return run_variants(jitter_trace(), Config(4096, cost=GPU, kv_blocks=KV_BLOCKS, block_size=BLOCK_SIZE), {
         "cost_reserve": Policy("continuous", kv_admission="reserve"),
         "cost_overcommit": Policy("continuous", kv_admission="overcommit")})
 
@@ -326,7 +326,7 @@ def moe_trace() -> Trace:
 
 
 def moe_run() -> Variant:
-    return _variants(moe_trace(), Config(1024, max_seqs=MOE_SEQS, cost=MOE_COST, moe=MOE),
+    return run_variants(moe_trace(), Config(1024, max_seqs=MOE_SEQS, cost=MOE_COST, moe=MOE),
                      {"cost_moe": Policy("continuous")})[0]
 
 

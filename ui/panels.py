@@ -13,7 +13,16 @@ import plotly.graph_objects as go
 from sim.core.schedule import Schedule
 
 from . import presenter
-from .charts import INK, SERIES_COLORS, _figure, _layout, _named, gantt_traces, gantt_yaxis, sample_rows
+from .charts import (
+    INK,
+    SERIES_COLORS,
+    gantt_traces,
+    gantt_yaxis,
+    lesson_layout,
+    plotly_figure,
+    sample_rows,
+    timeline_layout,
+)
 from .i18n import t
 from .numbers import number
 from .text import plotly_text
@@ -71,7 +80,7 @@ def stacked(panels: list[Panel], layout: dict, xaxis: dict) -> go.Figure:
                           "y": domain[1], "yanchor": "bottom", "showarrow": False,
                           "font": {"size": size, "color": color}})
     layout["height"] = plot + layout["margin"]["t"] + layout["margin"]["b"]
-    return _figure(data, layout)
+    return plotly_figure(data, layout)
 
 
 def gantts(runs: list[tuple[str, Schedule]], title: str) -> go.Figure:
@@ -80,7 +89,7 @@ def gantts(runs: list[tuple[str, Schedule]], title: str) -> go.Figure:
     first = runs[0][1]
     rows = sample_rows(len(first.requests))
     x_max = max(schedule.makespan for _, schedule in runs)
-    layout = _layout(title, 0, x_max, first.unit, {})
+    layout = timeline_layout(title, 0, x_max, first.unit, {})
     xaxis = layout.pop("xaxis")
     del layout["yaxis"]
     panels = [Panel(label, gantt_traces(schedule, rows), gantt_yaxis(schedule, rows),
@@ -110,4 +119,4 @@ def kv_totals(runs: list[tuple[str, Schedule]], title: str, cost: str) -> go.Fig
         panels.append(Panel(plotly_text(name), traces, yaxis, KV_PANEL_PX, color,
                             ((capacity, "#d62728", t("kv_capacity", blocks=number(capacity))),)))
     xaxis = {"title": {"text": t("unit_s")}, "gridcolor": "#e5e8ee", "zeroline": False}
-    return stacked(panels, _named(title, cost, 0), xaxis)
+    return stacked(panels, lesson_layout(title, cost, 0), xaxis)

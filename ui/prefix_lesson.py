@@ -15,7 +15,7 @@ from sim.core.config import COST_PRESETS, Config, Policy
 from sim.trace.trace import Trace, validate
 
 from . import charts
-from .costs import Lesson, Variant, _variants, by_policy, figure_table
+from .costs import Lesson, Variant, by_policy, figure_table, run_variants
 from .i18n import t
 from .numbers import duration, number, share
 
@@ -46,7 +46,7 @@ def lpm_runs() -> list[Variant]:
     config = Config(1024, 16, kv_blocks=KV_BLOCKS, block_size=BLOCK_SIZE, prefix_block=BLOCK_SIZE,
                     cost=COST_PRESETS["small-gpu"])
     cached = Policy(kv_admission="overcommit", prefix_cache=True)
-    return _variants(lpm_trace(), config, {"cost_lpm_fcfs": replace(cached, order="fcfs"),
+    return run_variants(lpm_trace(), config, {"cost_lpm_fcfs": replace(cached, order="fcfs"),
                                            "cost_lpm_lpm": replace(cached, order="lpm")})
 
 

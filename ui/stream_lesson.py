@@ -14,7 +14,7 @@ from sim.core.config import COST_PRESETS, Config, Policy
 from sim.trace.trace import Trace, validate
 
 from . import charts, panels
-from .costs import Lesson, Variant, _variants, by_policy, figure_table
+from .costs import Lesson, Variant, by_policy, figure_table, run_variants
 from .i18n import t
 from .numbers import duration, number
 
@@ -37,7 +37,7 @@ def stream_trace(others: int = 40, seed: int = 3) -> Trace:
 
 def stream_runs() -> list[Variant]:
     config = Config(2048, cost=COST_PRESETS["small-gpu"], kv_blocks=KV_BLOCKS, block_size=BLOCK_SIZE)
-    return _variants(stream_trace(), config, {
+    return run_variants(stream_trace(), config, {
         "cost_unbounded": Policy(),
         "cost_credits_paused": Policy(stream_credits=CREDITS),
         "cost_credits_released": Policy(stream_credits=CREDITS, release_paused=True)})

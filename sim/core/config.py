@@ -3,10 +3,9 @@
 Both are frozen and validated on construction. A fair A/B runs two Policies under one Config."""
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field, fields
 
-from .errors import ConfigError
+from .errors import ConfigError, choice, number, whole
 from .moe import MoE
 
 FIRST_TOKEN_MODES = ("decode", "prefill")
@@ -25,23 +24,6 @@ POLICY_CHOICES = {"batching": POLICIES, "order": ORDERS, "sjf_key": SJF_KEYS, "m
 COST_MODELS = ("ticks", "linear", "profile")
 
 
-def _whole(name: str, value: object, low: int = 1) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value < low:
-        raise ConfigError(name, "whole", low=low, value=repr(value))
-
-
-def _number(name: str, value: object, low: float = 0.0, high: float = math.inf, open_low: bool = False) -> None:
-    bad = isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value)
-    if bad or value < low or (open_low and value == low) or value > high:
-        code = ("above" if open_low else "at_least") + ("_at_most" if high < math.inf else "")
-        raise ConfigError(name, code, low=low, value=repr(value), **({"high": high} if high < math.inf else {}))
-
-
-def _choice(name: str, value: object, choices: tuple[str, ...]) -> None:
-    if value not in choices:
-        raise ConfigError(name, "choice", choices=", ".join(choices), value=repr(value))
-
-
 @dataclass(frozen=True, slots=True)
 class SLO:
     """Latency thresholds a request must meet to count toward goodput; None means no limit."""
@@ -52,7 +34,7 @@ class SLO:
     def __post_init__(self):
         for name in ("ttft", "tpot", "e2e"):
             if getattr(self, name) is not None:
-                _number(f"slo_{name}", getattr(self, name), open_low=True)
+                number(f"slo_{name}", getattr(self, name), open_low=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,9 +58,9 @@ class CostModel:
     source: str = ""
 
     def __post_init__(self):
-        _choice("cost_model", self.kind, COST_MODELS)
+        choice("cost_model", self.kind, COST_MODELS)
         for name in ("c0", "c_prefill", "c_decode", "c_attn", "c_token", "c_seq", "c_key", "c_cell"):
-            _number(name, getattr(self, name))
+            number(name, getattr(self, name))
         if self.kind == "linear" and self.c0 + self.c_prefill + self.c_decode == 0:
             raise ConfigError("c0", "no_time_linear")
         if self.kind == "profile" and self.c0 + self.c_token + self.c_seq == 0:
@@ -145,19 +127,19 @@ class Config:
     moe: MoE = field(default_factory=MoE)
 
     def __post_init__(self):
-        _whole("token_budget", self.token_budget)
+        whole("token_budget", self.token_budget)
         if self.max_seqs is not None:
-            _whole("max_seqs", self.max_seqs)
-        _choice("first_token", self.first_token, FIRST_TOKEN_MODES)
+            whole("max_seqs", self.max_seqs)
+        choice("first_token", self.first_token, FIRST_TOKEN_MODES)
         if not isinstance(self.slo, SLO):
             raise ConfigError("slo", "not_slo")
         if self.kv_blocks is not None:
-            _whole("kv_blocks", self.kv_blocks)
-        _whole("block_size", self.block_size)
-        _whole("swap_cost", self.swap_cost, low=0)
+            whole("kv_blocks", self.kv_blocks)
+        whole("block_size", self.block_size)
+        whole("swap_cost", self.swap_cost, low=0)
         if self.read_rate is not None:
-            _number("read_rate", self.read_rate, open_low=True)
-        _whole("prefix_block", self.prefix_block)
+            number("read_rate", self.read_rate, open_low=True)
+        whole("prefix_block", self.prefix_block)
         if not isinstance(self.cost, CostModel):
             raise ConfigError("cost", "not_cost_model")
         if not isinstance(self.moe, MoE):
@@ -228,8 +210,8 @@ class Policy:
 
     def __post_init__(self):
         for name, options in POLICY_CHOICES.items():
-            _choice("policy" if name == "batching" else name, getattr(self, name), options)
-        _number("aging_rate", self.aging_rate)
+            choice("policy" if name == "batching" else name, getattr(self, name), options)
+        number("aging_rate", self.aging_rate)
         if not isinstance(self.preemptive_priority, bool):
             raise ConfigError("preemptive_priority", "not_bool")
         quotas = self.tenant_quotas
@@ -238,22 +220,22 @@ class Policy:
         for tenant, share in quotas:
             if not isinstance(tenant, str):
                 raise ConfigError("tenant_quotas", "quota_name", value=repr(tenant))
-            _number("tenant_quotas", share, high=1.0, open_low=True)
+            number("tenant_quotas", share, high=1.0, open_low=True)
         if len({tenant for tenant, _ in quotas}) < len(quotas):
             raise ConfigError("tenant_quotas", "quota_twice")
         if self.chunk_size is not None:
-            _whole("chunk_size", self.chunk_size)
+            whole("chunk_size", self.chunk_size)
         if self.timeout is not None:
-            _whole("timeout", self.timeout)
+            whole("timeout", self.timeout)
         buckets = self.graph_buckets
         if not isinstance(buckets, tuple) or any(isinstance(b, bool) or not isinstance(b, int) or b < 1
                                                  for b in buckets):
             raise ConfigError("graph_buckets", "buckets_whole")
         if list(buckets) != sorted(set(buckets)):
             raise ConfigError("graph_buckets", "buckets_order")
-        _whole("spec_tokens", self.spec_tokens, low=0)
-        _number("spec_accept", self.spec_accept, high=1.0)
-        _whole("seed", self.seed, low=0)
+        whole("spec_tokens", self.spec_tokens, low=0)
+        number("spec_accept", self.spec_accept, high=1.0)
+        whole("seed", self.seed, low=0)
         self._check_credits()
         if self.batching == "static":
             for name in STATIC_UNSUPPORTED:
@@ -262,7 +244,7 @@ class Policy:
 
     def _check_credits(self) -> None:
         if self.stream_credits is not None:
-            _whole("stream_credits", self.stream_credits, low=1 + self.spec_tokens)
+            whole("stream_credits", self.stream_credits, low=1 + self.spec_tokens)
         if not isinstance(self.release_paused, bool):
             raise ConfigError("release_paused", "not_bool")
         if self.release_paused and self.stream_credits is None:

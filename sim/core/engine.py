@@ -97,7 +97,7 @@ def length(scheduler: Scheduler, it: Iteration) -> float:
 
 
 def batch_shape(scheduler: Scheduler, it: Iteration) -> tuple[int, int, int, int]:
-    """(rows, groups, query, longest) of the batch the real engine packs for `it` (gpu_demo.engine._pack): token
+    """(rows, groups, query, longest) of the batch the real engine packs for `it` (gpu_demo.batch.pack): token
     rows, sequences (each prefill chunk, decoder and padding row), the longest chunk and the longest KV span."""
     # (a static batch member whose prompt was prefilled in an earlier tick feeds its last prompt token again
     # when the batch prefill ends and samples its first token)

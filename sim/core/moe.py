@@ -21,6 +21,8 @@ import random
 from dataclasses import dataclass
 from functools import lru_cache
 
+from .errors import ConfigError, number, whole
+
 MAX_EXPERTS = 1024  # beyond any model's layer today (DeepSeek-V3 routes over 256); keeps the heatmap readable
 MAX_SKEW = 10.0  # a Zipf exponent of 10 already sends nearly every token to the same experts
 
@@ -47,18 +49,15 @@ class MoE:
     seed: int = 0
 
     def __post_init__(self):
-        # (imported here: sim.core.config imports this module for its `moe` field)
-        from .config import ConfigError, _number, _whole
-
-        _whole("moe_experts", self.experts, low=0)
+        whole("moe_experts", self.experts, low=0)
         if self.experts > MAX_EXPERTS:
             raise ConfigError("moe_experts", "moe_too_many", most=MAX_EXPERTS, value=self.experts)
-        _whole("moe_top_k", self.top_k)
-        _number("moe_skew", self.skew, high=MAX_SKEW)
-        _whole("moe_devices", self.devices)
+        whole("moe_top_k", self.top_k)
+        number("moe_skew", self.skew, high=MAX_SKEW)
+        whole("moe_devices", self.devices)
         for name in ("c_expert", "c_a2a"):
-            _number(f"moe_{name}", getattr(self, name))
-        _whole("moe_seed", self.seed, low=0)
+            number(f"moe_{name}", getattr(self, name))
+        whole("moe_seed", self.seed, low=0)
         if self.experts and self.top_k > self.experts:
             raise ConfigError("moe_top_k", "moe_top_k", experts=self.experts, value=self.top_k)
         if self.experts and self.experts % self.devices:

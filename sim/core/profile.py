@@ -9,7 +9,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .config import CostModel, _number
+from .config import CostModel
+from .errors import number
 
 COEFFICIENTS = ("c0", "c_token", "c_seq", "c_key", "c_cell")
 
@@ -31,11 +32,11 @@ def read_profile(path: str | Path) -> dict:
         raise ProfileError(f"cost profile {path} has no 'coefficients' object (make one: python -m gpu_demo profile)")
     for name in COEFFICIENTS:
         try:
-            _number(name, document["coefficients"].get(name))
+            number(name, document["coefficients"].get(name))
         except ValueError as error:
             raise ProfileError(f"cost profile {path}: coefficients.{error}") from None
     try:
-        _number("loop_ms", document.get("loop_ms", 0.0))
+        number("loop_ms", document.get("loop_ms", 0.0))
     except ValueError as error:
         raise ProfileError(f"cost profile {path}: {error}") from None
     return document
