@@ -109,5 +109,5 @@ def batch_shape(scheduler: Scheduler, it: Iteration) -> tuple[int, int, int, int
     groups = len(chunks) + len(it.decoding) + padding
     query = max((n for _, n in chunks), default=1)
     longest = max(max((first + n for first, n in chunks), default=1),
-                  max((scheduler.context(i) for i in it.decoding), default=1))
+                  scheduler.longest_context(it.decoding))
     return rows, groups, query, longest

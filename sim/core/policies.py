@@ -178,7 +178,7 @@ class Continuous(Scheduler):
             if not it.stalled:
                 it.graph_padding = self.graph_padding(it.decode)
         if self.reads_context:
-            it.context_read = (sum(self.context(i) for i in it.decoding)
+            it.context_read = (self.decoders_context(it.decoding)
                                + sum(first + tokens for _, first, tokens in it.prefill))
         self.route(it)
         if (it.prefill or it.finishing or it.stalled or self.policy.spec_tokens or max_repeat == 1 or hold

@@ -115,7 +115,7 @@ class Recording:
         elif self.starting:
             self.open_decodes(start, first_end, set(waiting) if waiting else ())
         for i in waiting:  # held back by the budget or by its client: the round passes it by
-            states[i].made -= it.repeat
+            self.rounds.adjust(states[i], -it.repeat)
         self.rounds.advance(it.repeat)
         self.stall(it.stalled, start)  # (the paused were drawn as the iteration was planned)
         if self.overcommit:
@@ -135,7 +135,7 @@ class Recording:
             if s.timeline.first_token is None:
                 s.timeline.first_token = first_end
             s.timeline.segments.append(Segment("decode", start, end, n + 1))
-            s.made += n
+            self.rounds.adjust(s, n)
 
     def finish(self, i: int, end: float) -> None:
         """Request i made its last token at `end` (or was stopped during that iteration): it is done."""
