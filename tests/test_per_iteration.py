@@ -118,3 +118,35 @@ def test_an_iterations_length_uses_the_kept_context():
     scheduler.plan = planned
     run(scheduler)
     assert lengths
+
+
+@pytest.mark.parametrize("chunk", range(4))
+@pytest.mark.parametrize("cost", ["linear", "profile"])
+def test_merged_runs_of_lengthening_iterations_equal_one_iteration_at_a_time(chunk, cost):
+    """Under a latency model that reads context, a run of pure-decode iterations (alike but for their lengths) is
+    one plan and one commit (Iteration.ends); planning every iteration on its own gives the same schedule: every
+    step's start and end, every request's times, to the last bit of every float. (Static batching reads no context:
+    its runs are of equal iterations, as are those of a model without c_attn.)"""
+    merged_plans = 0
+    for trace, config, policy in CASES[chunk::4]:
+        if policy.batching == "static":
+            continue
+        config = replace(config, cost=LINEAR if cost == "linear" else PROFILE)
+        try:
+            scheduler = make_scheduler(policy, trace, config)
+        except (ConfigError, TraceError):
+            continue
+        plan = scheduler.plan
+
+        def counted(*args, plan=plan, **kwargs):
+            nonlocal merged_plans
+            it = plan(*args, **kwargs)
+            merged_plans += it is not None and bool(it.ends)
+            return it
+
+        scheduler.plan = counted
+        merged = run(scheduler)
+        single = run(make_scheduler(policy, trace, config, fast=False), max_repeat=1)
+        merged_json, single_json = run_json(merged, compute(merged)), run_json(single, compute(single))
+        assert json.dumps(merged_json) == json.dumps(single_json)  # (floats compared by their repr: bit for bit)
+    assert merged_plans > 100

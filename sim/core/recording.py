@@ -107,7 +107,8 @@ class Recording:
             self.pause(start)
             return
         self.pauses.end(start, self.rounds.now)
-        first_end = start + iteration_length(start, end, it.repeat)
+        first_end = (start + iteration_length(start, it.ends[0], 1) if it.ends  # (iterations of their own lengths)
+                     else start + iteration_length(start, end, it.repeat))
         states = self.states
         waiting = (*it.stalled, *it.paused) if it.paused else it.stalled
         if it.accepted:
@@ -156,7 +157,14 @@ class Recording:
             timeline.completion, timeline.finish_reason = end, "finished"
 
     def record_step(self, it: Iteration, start: float, end: float) -> None:
-        step = Step(start, end, it.repeat, it.prefill_tokens, it.decode_work, it.padding, len(self.running),
+        if it.ends:  # iterations of their own lengths: each is recorded as it would be alone
+            for start, end in zip((start, *it.ends), it.ends):
+                self.record_one(it, start, end, 1)
+        else:
+            self.record_one(it, start, end, it.repeat)
+
+    def record_one(self, it: Iteration, start: float, end: float, repeat: int) -> None:
+        step = Step(start, end, repeat, it.prefill_tokens, it.decode_work, it.padding, len(self.running),
                     decode_sequences=len(it.decoding), kv_blocks=None if self.kv is None else self.kv.used,
                     graph_padding=it.graph_padding, changes=self.changes or ())
         if it.accepted:
