@@ -162,11 +162,34 @@ def run_json_text(schedule: Schedule, metrics: Metrics, emitted: list[Sequence[f
     emitted = schedule.emitted(compact=True) if emitted is None else emitted
     head = _overall_json(schedule, metrics)
     requests = _dumps(_request_rows(schedule, metrics, emitted, times=False))
-    steps = _dumps(_step_rows(schedule, names, running=False))
+    running = _running_texts(schedule, names)
+    if _plain_steps(schedule):  # every step row has the same six fields: written from columns
+        steps = ["[", ",".join(map(_PLAIN_STEP.format, *(_number_texts([getattr(s, name) for s in schedule.steps])
+                                                         for name in ("start", "end")), running,
+                                   *(_number_texts([getattr(s, name) for s in schedule.steps])
+                                     for name in ("prefill_tokens", "decode_tokens", "padding_tokens")))), "]"]
+    else:
+        steps = _fill(_dumps(_step_rows(schedule, names, running=False)), '"running":', running)
     if "requests" in head or "steps" in head:
         raise ValueError("the run's overall fields name its requests or steps")
     return "".join([_dumps(head)[:-1], ',"requests":', *_fill(requests, '"emitted":', _times_texts(emitted)),
-                    ',"steps":', *_fill(steps, '"running":', _running_texts(schedule, names)), "}"])
+                    ',"steps":', *steps, "}"])
+
+
+_PLAIN_STEP = ('{{"start":{},"end":{},"running":{},"prefill_tokens":{},"decode_tokens":{},'
+               '"padding_tokens":{}}}')
+
+
+def _plain_steps(schedule: Schedule) -> bool:
+    """Whether the step rows hold only their span, running requests and token-work (_step_rows adds no field)."""
+    options = schedule.options
+    return not (streams(schedule) or schedule.config.kv_blocks is not None or schedule.events
+                or schedule.config.moe.experts or options and (options.graph_buckets or options.spec_tokens))
+
+
+def _number_texts(numbers: list[float]) -> list[str]:
+    """Each number as json.dumps writes it (no number's JSON holds a comma)."""
+    return _dumps(numbers)[1:-1].split(",") if numbers else []
 
 
 def _dumps(value: object) -> str:
