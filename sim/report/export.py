@@ -161,7 +161,11 @@ def run_json_text(schedule: Schedule, metrics: Metrics, emitted: list[Sequence[f
     names = [r.name for r in schedule.requests]
     emitted = schedule.emitted(compact=True) if emitted is None else emitted
     head = _overall_json(schedule, metrics)
-    requests = _dumps(_request_rows(schedule, metrics, emitted, times=False))
+    times = _times_texts(emitted)
+    if _plain_requests(schedule, metrics):  # every request row has the same thirteen fields: from columns
+        requests = ["[", ",".join(map(_PLAIN_REQUEST.format, *_request_columns(metrics), times)), "]"]
+    else:
+        requests = _fill(_dumps(_request_rows(schedule, metrics, emitted, times=False)), '"emitted":', times)
     running = _running_texts(schedule, names)
     if _plain_steps(schedule):  # every step row has the same six fields: written from columns
         steps = ["[", ",".join(map(_PLAIN_STEP.format, *(_number_texts([getattr(s, name) for s in schedule.steps])
@@ -172,8 +176,28 @@ def run_json_text(schedule: Schedule, metrics: Metrics, emitted: list[Sequence[f
         steps = _fill(_dumps(_step_rows(schedule, names, running=False)), '"running":', running)
     if "requests" in head or "steps" in head:
         raise ValueError("the run's overall fields name its requests or steps")
-    return "".join([_dumps(head)[:-1], ',"requests":', *_fill(requests, '"emitted":', _times_texts(emitted)),
-                    ',"steps":', *steps, "}"])
+    return "".join([_dumps(head)[:-1], ',"requests":', *requests, ',"steps":', *steps, "}"])
+
+
+_REQUEST_FIELDS = ("name", "arrival", "prompt", "output", "queue_time", "ttft", "tpot", "e2e", "completion",
+                   "finish_reason", "meets_slo", "preemptions")
+_PLAIN_REQUEST = "{{" + ",".join(f'"{name}":{{}}' for name in (*_REQUEST_FIELDS, "emitted")) + "}}"
+
+
+def _plain_requests(schedule: Schedule, metrics: Metrics) -> bool:
+    """Whether the request rows hold only the fields every row has (_request_rows adds none)."""
+    return not (streams(schedule) or caches(schedule) or any(
+        r.recomputed or r.finish_reason in ("cancelled", "disconnected", "rejected") for r in metrics.requests))
+
+
+def _request_columns(metrics: Metrics) -> list[list[str]]:
+    """Each of the request rows' fields, for every request, as json.dumps writes it."""
+    requests = metrics.requests
+    names = list(map(encode_basestring_ascii, (r.name for r in requests)))
+    reasons = [r.finish_reason for r in requests]
+    reasons = list(map({reason: _dumps(reason) for reason in set(reasons)}.__getitem__, reasons))
+    return [names, *(_number_texts([getattr(r, name) for r in requests]) for name in _REQUEST_FIELDS[1:9]),
+            reasons, *(_number_texts([getattr(r, name) for r in requests]) for name in _REQUEST_FIELDS[10:])]
 
 
 _PLAIN_STEP = ('{{"start":{},"end":{},"running":{},"prefill_tokens":{},"decode_tokens":{},'
@@ -188,7 +212,7 @@ def _plain_steps(schedule: Schedule) -> bool:
 
 
 def _number_texts(numbers: list[float]) -> list[str]:
-    """Each number as json.dumps writes it (no number's JSON holds a comma)."""
+    """Each number (or None, or a bool) as json.dumps writes it (none of them holds a comma in JSON)."""
     return _dumps(numbers)[1:-1].split(",") if numbers else []
 
 
@@ -214,10 +238,18 @@ def _times_texts(emitted: list[Sequence[float]]) -> list[str]:
     """Each request's emitted times as JSON: a range of ticks as its numbers, a run of iterations as a slice of its
     iterations' ends written once (json.dumps writes a number as `repr` does, and no number holds a comma)."""
     written: dict[int, list[str]] = {}  # per list of iteration ends: each end as JSON
+    ranges = [times for times in emitted if isinstance(times, range) and times.step == 1 and times]
+    low, high = min((r.start for r in ranges), default=0), max((r.stop for r in ranges), default=0)
+    # Ranges of ticks overlap (every request decoding in a tick emits at its end): each tick is written once, when
+    # the ranges hold more ticks than they span.
+    ticks = _number_texts(list(range(low, high))) if high - low <= sum(map(len, ranges)) else None
     out = []
     for times in emitted:
         if isinstance(times, range):
-            out.append("[" + ",".join(map(str, times)) + "]")
+            if ticks is not None and times.step == 1 and times:
+                out.append("[" + ",".join(ticks[times.start - low:times.stop - low]) + "]")
+            else:
+                out.append(_dumps(list(times)))
         elif isinstance(times, IterationRun):
             ends = times.ends
             if id(ends) not in written:
