@@ -174,7 +174,8 @@ def request_metrics(schedule: Schedule, slo: SLO, emitted: list[Sequence[float]]
         tpot = e2e = None
         delivered, wasted = 0, 0
         times = emitted[index]
-        sent = sent_by(times, r.read_rate, r.cancel_time if r.cancel_time is not None else r.disconnect_at)
+        until = r.cancel_time if r.cancel_time is not None else r.disconnect_at
+        sent = len(times) if until is None else sent_by(times, r.read_rate, until)  # (read whole in the end)
         paused = sum(s.end - s.start for s in r.segments if s.phase == "paused")
         if r.finish_reason == "finished":
             tpot = ratio(r.completion - r.first_token, r.output - 1) if r.output > 1 else 0
