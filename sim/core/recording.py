@@ -158,8 +158,8 @@ class Recording:
 
     def record_step(self, it: Iteration, start: float, end: float) -> None:
         if it.ends:  # iterations of their own lengths: each is recorded as it would be alone
-            for start, end in zip((start, *it.ends), it.ends):
-                self.record_one(it, start, end, 1)
+            for begins, ends in zip((start, *it.ends), it.ends):
+                self.record_one(it, begins, ends, 1)
         else:
             self.record_one(it, start, end, it.repeat)
 
