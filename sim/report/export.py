@@ -5,6 +5,7 @@ import json
 from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import asdict
+from itertools import accumulate
 from json.encoder import encode_basestring_ascii
 
 from ..core.schedule import IterationRun, Schedule
@@ -237,7 +238,7 @@ def _fill(text: str, key: str, values: list[str]) -> list[str]:
 def _times_texts(emitted: list[Sequence[float]]) -> list[str]:
     """Each request's emitted times as JSON: a range of ticks as its numbers, a run of iterations as a slice of its
     iterations' ends written once (json.dumps writes a number as `repr` does, and no number holds a comma)."""
-    written: dict[int, list[str]] = {}  # per list of iteration ends: each end as JSON
+    written: dict[int, tuple[str, list[int]]] = {}  # per list of iteration ends: its JSON, where each end starts
     ranges = [times for times in emitted if isinstance(times, range) and times.step == 1 and times]
     low, high = min((r.start for r in ranges), default=0), max((r.stop for r in ranges), default=0)
     # Ranges of ticks overlap (every request decoding in a tick emits at its end): each tick is written once, when
@@ -250,11 +251,13 @@ def _times_texts(emitted: list[Sequence[float]]) -> list[str]:
                 out.append("[" + ",".join(ticks[times.start - low:times.stop - low]) + "]")
             else:
                 out.append(_dumps(list(times)))
-        elif isinstance(times, IterationRun):
+        elif isinstance(times, IterationRun):  # a slice of the ends' JSON list, cut at the commas' offsets
             ends = times.ends
             if id(ends) not in written:
-                written[id(ends)] = _dumps(ends)[1:-1].split(",")
-            out.append("[" + ",".join(written[id(ends)][times.first:times.first + len(times)]) + "]")
+                text = _dumps(ends)
+                written[id(ends)] = text, [0, *accumulate(len(t) + 1 for t in text[1:-1].split(","))]
+            text, offsets = written[id(ends)]
+            out.append("[" + text[offsets[times.first] + 1:offsets[times.first + len(times)]] + "]")
         else:
             out.append(_dumps(list(times)))
     return out
