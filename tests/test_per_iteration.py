@@ -18,6 +18,7 @@ from tests.schedule_cases import PROFILE, decode, load
 
 CASES = [decode(case) for case in load() if not case["digest"].startswith("error:")]
 LINEAR = CostModel("linear")
+WHOLE = CostModel("linear", c0=2.0, c_prefill=1.0, c_decode=1.0, c_attn=1.0)  # (whole ms)
 
 
 def emitted_by_steps(schedule) -> list[list[float]]:
@@ -121,17 +122,18 @@ def test_an_iterations_length_uses_the_kept_context():
 
 
 @pytest.mark.parametrize("chunk", range(4))
-@pytest.mark.parametrize("cost", ["linear", "profile"])
+@pytest.mark.parametrize("cost", ["linear", "profile", "whole"])
 def test_merged_runs_of_lengthening_iterations_equal_one_iteration_at_a_time(chunk, cost):
     """Under a latency model that reads context, a run of pure-decode iterations (alike but for their lengths) is
     one plan and one commit (Iteration.ends); planning every iteration on its own gives the same schedule: every
     step's start and end, every request's times, to the last bit of every float. (Static batching reads no context:
-    its runs are of equal iterations, as are those of a model without c_attn.)"""
+    its runs are of equal iterations, as are those of a model without c_attn.) Under `whole` every iteration lasts
+    whole ms, so iterations start at the very times requests arrive (and stop)."""
     merged_plans = 0
     for trace, config, policy in CASES[chunk::4]:
         if policy.batching == "static":
             continue
-        config = replace(config, cost=LINEAR if cost == "linear" else PROFILE)
+        config = replace(config, cost={"linear": LINEAR, "profile": PROFILE, "whole": WHOLE}[cost])
         try:
             scheduler = make_scheduler(policy, trace, config)
         except (ConfigError, TraceError):

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import heapq
 import math
-from bisect import bisect_left
 
 from ..trace.trace import Trace
 from .config import Config, Policy
@@ -221,31 +220,39 @@ class Continuous(Scheduler):
         identical pure-decode iterations but for their lengths, which the executor's cost model gives ahead
         (`iteration_time`: each decoder reads one token more a round). The run's ends are added up as the
         executor adds them one iteration at a time (Iteration.ends), and it is cut where an event is due (a stop,
-        a swap-in's end, a released request's return, an arrival that could get in), found on those ends: at the
-        iteration that starts at or after it, which would see it."""
+        a swap-in's end, a released request's return, an arrival that could get in): before the first iteration
+        that starts at or after it, whose plan would see it."""
         repeat = min(max_repeat, self.rounds_to_next_finish(), self.rounds_to_next_block())
         due = [t for t in (self.stops.next_stop() if self.stops else None, self.swap_done[0][0] if self.swap_done
                            else None, self.held[0][0] if self.held else None) if t is not None]
         cut = min(due) if due else None
-        ends, end = [], now
-        while len(ends) < repeat and (not ends or cut is None or end < cut):
-            end = end + self.iteration_time(it, len(ends))
-            ends.append(end)
         free = len(self.running) < self.seq_limit and not self.resume
+        ends = [now + self.iteration_time(it, 0)]
+        while len(ends) < repeat and (cut is None or ends[-1] < cut):
+            if self.admissible_arrival(now, ends[-1], budget, free):  # by the next one's start: it sees it
+                break
+            ends.append(ends[-1] + self.iteration_time(it, len(ends)))
+        else:  # arrivals during the last iteration just queue (or one that could get in waits for the run's end)
+            self.admissible_arrival(now, ends[-1], budget, free, during=True)
+        if len(ends) > 1:
+            it.ends = tuple(ends)
+        return len(ends)
+
+    def admissible_arrival(self, now: float, until: float, budget: int, free: bool, during: bool = False) -> bool:
+        """Whether a request arriving by `until` (before it, `during` an iteration that ends then) could be admitted
+        with `budget` (or push a lower class out); those that could not just join the queue (`steady`'s test)."""
         requests = self.requests
-        while self.arrived < len(requests) and requests[self.arrived].arrival < ends[-1]:
+        while self.arrived < len(requests) and (requests[self.arrived].arrival < until if during
+                                                else requests[self.arrived].arrival <= until):
             i = self.arrived
             blocked = self.queue.head_of_line and len(self.queue)
             if (free and not blocked and not self.never_fits(i) and self.admission_cost(i) <= budget
                     and not self.blocks_short(self.kv_need(i))
                     or self.policy.preemptive_priority and any(requests[j].priority > requests[i].priority
                                                                 for j in self.running)):
-                del ends[1 + bisect_left(ends, requests[i].arrival):]  # (the iterations starting before it)
-                break
+                return True
             self.arrive(i, now)  # it cannot get in before something else changes: it just joins the queue
-        if len(ends) > 1:
-            it.ends = tuple(ends)
-        return len(ends)
+        return False
 
     def commit(self, it: Iteration, start: float, end: float) -> None:
         """Record the iteration(s) that ran in [start, end) and move every request on."""
