@@ -106,6 +106,10 @@ def length(scheduler: Scheduler, it: Iteration, ahead: int = 0) -> float:
 def batch_shape(scheduler: Scheduler, it: Iteration, ahead: int = 0) -> tuple[int, int, int, int]:
     """(rows, groups, query, longest) of the batch the real engine packs for `it` (gpu_demo.engine._pack): token
     rows, sequences (each prefill chunk, decoder and padding row), the longest chunk and the longest KV span."""
+    if not it.prefill:  # a decode: one row a decoder (and padding row), each reading its context
+        padding = it.padding + it.graph_padding
+        return (it.decode_work + padding, len(it.decoding) + padding, 1,
+                max(1, scheduler.longest_context(it.decoding) + ahead))
     # (a static batch member whose prompt was prefilled in an earlier tick feeds its last prompt token again
     # when the batch prefill ends and samples its first token)
     emits = set(it.prefill_emits)
