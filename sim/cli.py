@@ -11,7 +11,7 @@ from dataclasses import replace
 from .core.config import STATIC_UNSUPPORTED, Config, ConfigError, Policy
 from .core.engine import simulate
 from .options import InputError, Parser, add_run_options, config_and_policy, load_trace
-from .report.export import run_json, summary_text, table
+from .report.export import run_json, run_json_text, summary_text, table
 from .report.metrics import compute
 from .trace.trace import SEED_BUDGET, SEED_CSV, Trace, TraceError, read_csv, write_csv, write_json
 
@@ -80,6 +80,8 @@ def _run(trace: Trace, config: Config, policies: tuple[Policy | str, ...], as_js
         seconds = 0.001 if schedule.unit == "ms" else ms_per_tick / 1000
         with open(prometheus, "w", encoding="utf-8") as file:
             file.write(prometheus_text(schedule, metrics, seconds))
+    if as_json and len(runs) == 1:
+        return run_json_text(*runs[0])
     if as_json:
         objects = [run_json(s, m, e) for s, m, e in runs]
         document = objects[0] if len(objects) == 1 else {m.policy: o for (_, m, _), o in zip(runs, objects)}

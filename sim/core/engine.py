@@ -9,6 +9,7 @@ from __future__ import annotations
 import gc
 import math
 from contextlib import contextmanager
+from functools import partial
 
 from ..trace.trace import Trace
 from .config import Config, Policy
@@ -52,6 +53,8 @@ def collector_paused():
 def _run(scheduler: Scheduler, max_repeat: int, arrivals_on_iterations: bool) -> Schedule:
     plan, commit, cost = scheduler.plan, scheduler.commit, scheduler.config.cost
     ticks = cost.kind == "ticks"
+    if cost.reads_context and not arrivals_on_iterations and hasattr(scheduler, "iteration_time"):
+        scheduler.iteration_time = partial(length, scheduler)  # (runs of iterations reading more each round merge)
     now, count = 0, 0
     # Iterations with no token-work only wait for swap-ins; more in a row than swaps could need is a bug that
     # must end in an error, never a hang.
@@ -73,7 +76,10 @@ def _run(scheduler: Scheduler, max_repeat: int, arrivals_on_iterations: bool) ->
             else:
                 now = upcoming if upcoming > now else now + (1 if ticks else 1e-9)
             continue
-        end = now + (1 if ticks else length(scheduler, iteration)) * iteration.repeat
+        if iteration.ends:  # (their lengths differ, each as the iteration alone would take: added up the same)
+            end = iteration.ends[-1]
+        else:
+            end = now + (1 if ticks else length(scheduler, iteration)) * iteration.repeat
         commit(iteration, now, end)
         now, count = end, count + iteration.repeat
         idle = idle + 1 if not iteration.prefill_tokens and not iteration.decode_work else 0
@@ -82,23 +88,28 @@ def _run(scheduler: Scheduler, max_repeat: int, arrivals_on_iterations: bool) ->
     return scheduler.schedule
 
 
-def length(scheduler: Scheduler, it: Iteration) -> float:
+def length(scheduler: Scheduler, it: Iteration, ahead: int = 0) -> float:
     """One iteration's time under a latency model (ms). Padding is a padded prompt position in a prefill and an
     idle slot in a decode: it costs as such. With MoE routing on, its two terms (the busiest expert, the
-    all-to-all) come on top (sim.core.moe.MoE.duration)."""
+    all-to-all) come on top (sim.core.moe.MoE.duration). `ahead`: the time of the same pure-decode iteration that
+    many decode rounds later, when each decoder's context is that many tokens longer (a merged run's iterations)."""
     cost = scheduler.config.cost
     if cost.kind == "profile":
-        dense = cost.shape_duration(*batch_shape(scheduler, it))
+        dense = cost.shape_duration(*batch_shape(scheduler, it, ahead))
     else:
         padding = (it.padding, 0) if it.prefill else (0, it.padding)
         dense = cost.duration(it.prefill_tokens + padding[0], it.decode_work + it.graph_padding + padding[1],
-                              it.context_read)
+                              it.context_read + ahead * len(it.decoding))
     return dense + scheduler.config.moe.duration(it.expert_tokens) if it.expert_tokens else dense
 
 
-def batch_shape(scheduler: Scheduler, it: Iteration) -> tuple[int, int, int, int]:
+def batch_shape(scheduler: Scheduler, it: Iteration, ahead: int = 0) -> tuple[int, int, int, int]:
     """(rows, groups, query, longest) of the batch the real engine packs for `it` (gpu_demo.batch.pack): token
     rows, sequences (each prefill chunk, decoder and padding row), the longest chunk and the longest KV span."""
+    if not it.prefill:  # a decode: one row a decoder (and padding row), each reading its context
+        padding = it.padding + it.graph_padding
+        return (it.decode_work + padding, len(it.decoding) + padding, 1,
+                max(1, scheduler.longest_context(it.decoding) + ahead))
     # (a static batch member whose prompt was prefilled in an earlier tick feeds its last prompt token again
     # when the batch prefill ends and samples its first token)
     emits = set(it.prefill_emits)
@@ -109,5 +120,5 @@ def batch_shape(scheduler: Scheduler, it: Iteration) -> tuple[int, int, int, int
     groups = len(chunks) + len(it.decoding) + padding
     query = max((n for _, n in chunks), default=1)
     longest = max(max((first + n for first, n in chunks), default=1),
-                  max((scheduler.context(i) for i in it.decoding), default=1))
+                  scheduler.longest_context(it.decoding) + ahead)
     return rows, groups, query, longest

@@ -31,6 +31,9 @@ class Iteration:
     context_read: int = 0  # KV tokens its attention reads (for the latency model)
     expert_tokens: tuple[int, ...] = ()  # MoE: tokens routed to each expert (sim.core.moe; empty when off)
     repeat: int = 1
+    # The ends of its `repeat` iterations, when they differ in length (a latency model whose iterations read more
+    # context each round: sim.core.policies.Continuous.steady_reading); empty when they are alike.
+    ends: tuple[float, ...] = ()
     blocks: dict[int, list[int]] | None = None  # each request's KV block ids in token order (None: no cache)
     # Swap preemption, for an executor that moves real KV blocks (copying out first: a block freed by a swap-out
     # may be taken again in the same plan): each request swapped out since the last iteration, with the blocks it

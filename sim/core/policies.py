@@ -27,6 +27,9 @@ from .scheduler import Scheduler
 class Continuous(Scheduler):
     """Iteration-level scheduling with the options of a real server. Prefill-first mixing does an iteration's
     prefills without any decodes (the decoders stall: prefill/decode interference made visible)."""
+    # The executor's time of an iteration `ahead` decode rounds after a planned pure-decode one (sim.core.engine
+    # sets it): with it, a latency model's iterations that read more context each round are merged too.
+    iteration_time = None
 
     def __init__(self, trace: Trace, config: Config, policy: Policy, unit: str | None = None,
                  shared_pauses: bool = True):
@@ -178,7 +181,7 @@ class Continuous(Scheduler):
             if not it.stalled:
                 it.graph_padding = self.graph_padding(it.decode)
         if self.reads_context:
-            it.context_read = (sum(self.context(i) for i in it.decoding)
+            it.context_read = (self.decoders_context(it.decoding)
                                + sum(first + tokens for _, first, tokens in it.prefill))
         self.route(it)
         if (it.prefill or it.finishing or it.stalled or self.policy.spec_tokens or max_repeat == 1 or hold
@@ -191,8 +194,10 @@ class Continuous(Scheduler):
     def steady(self, now: float, it: Iteration, budget: int, max_repeat: int) -> int:
         """How many iterations, from this pure-decode one, stay identical: until a request finishes or needs
         a block, a running request's cancel lands, a swap-in ends, or an arrival could be admitted."""
-        if self.reads_context or self.config.moe.experts:
-            return 1  # every iteration reads more context, or routes its tokens anew, so no two are alike
+        if self.config.moe.experts:
+            return 1  # every iteration routes its tokens anew, so no two are alike
+        if self.reads_context:  # each reads more context: alike but for their lengths
+            return self.steady_reading(now, it, budget, max_repeat) if self.iteration_time else 1
         length = self.config.cost.duration(0, it.decode + it.graph_padding, 0)
         repeat = self.steady_limit(now, length, min(max_repeat, self.rounds_to_next_finish(),
                                                     self.rounds_to_next_block()))
@@ -209,6 +214,45 @@ class Continuous(Scheduler):
                 return self.steps_until(requests[i].arrival, now, length)
             self.arrive(i, now)  # it cannot get in before something else changes: it just joins the queue
         return max(1, repeat)
+
+    def steady_reading(self, now: float, it: Iteration, budget: int, max_repeat: int) -> int:
+        """`steady` under a latency model whose iterations read more context each round: the same run of
+        identical pure-decode iterations but for their lengths, which the executor's cost model gives ahead
+        (`iteration_time`: each decoder reads one token more a round). The run's ends are added up as the
+        executor adds them one iteration at a time (Iteration.ends), and it is cut where an event is due (a stop,
+        a swap-in's end, a released request's return, an arrival that could get in): before the first iteration
+        that starts at or after it, whose plan would see it."""
+        repeat = min(max_repeat, self.rounds_to_next_finish(), self.rounds_to_next_block())
+        due = [t for t in (self.stops.next_stop() if self.stops else None, self.swap_done[0][0] if self.swap_done
+                           else None, self.held[0][0] if self.held else None) if t is not None]
+        cut = min(due) if due else None
+        free = len(self.running) < self.seq_limit and not self.resume
+        ends = [now + self.iteration_time(it, 0)]
+        while len(ends) < repeat and (cut is None or ends[-1] < cut):
+            if self.admissible_arrival(now, ends[-1], budget, free):  # by the next one's start: it sees it
+                break
+            ends.append(ends[-1] + self.iteration_time(it, len(ends)))
+        else:  # arrivals during the last iteration just queue (or one that could get in waits for the run's end)
+            self.admissible_arrival(now, ends[-1], budget, free, during=True)
+        if len(ends) > 1:
+            it.ends = tuple(ends)
+        return len(ends)
+
+    def admissible_arrival(self, now: float, until: float, budget: int, free: bool, during: bool = False) -> bool:
+        """Whether a request arriving by `until` (before it, `during` an iteration that ends then) could be admitted
+        with `budget` (or push a lower class out); those that could not just join the queue (`steady`'s test)."""
+        requests = self.requests
+        while self.arrived < len(requests) and (requests[self.arrived].arrival < until if during
+                                                else requests[self.arrived].arrival <= until):
+            i = self.arrived
+            blocked = self.queue.head_of_line and len(self.queue)
+            if (free and not blocked and not self.never_fits(i) and self.admission_cost(i) <= budget
+                    and not self.blocks_short(self.kv_need(i))
+                    or self.policy.preemptive_priority and any(requests[j].priority > requests[i].priority
+                                                                for j in self.running)):
+                return True
+            self.arrive(i, now)  # it cannot get in before something else changes: it just joins the queue
+        return False
 
     def commit(self, it: Iteration, start: float, end: float) -> None:
         """Record the iteration(s) that ran in [start, end) and move every request on."""

@@ -107,7 +107,8 @@ class Recording:
             self.pause(start)
             return
         self.pauses.end(start, self.rounds.now)
-        first_end = start + iteration_length(start, end, it.repeat)
+        first_end = (start + iteration_length(start, it.ends[0], 1) if it.ends  # (iterations of their own lengths)
+                     else start + iteration_length(start, end, it.repeat))
         states = self.states
         waiting = (*it.stalled, *it.paused) if it.paused else it.stalled
         if it.accepted:
@@ -115,7 +116,7 @@ class Recording:
         elif self.starting:
             self.open_decodes(start, first_end, set(waiting) if waiting else ())
         for i in waiting:  # held back by the budget or by its client: the round passes it by
-            states[i].made -= it.repeat
+            self.rounds.adjust(states[i], -it.repeat)
         self.rounds.advance(it.repeat)
         self.stall(it.stalled, start)  # (the paused were drawn as the iteration was planned)
         if self.overcommit:
@@ -135,7 +136,7 @@ class Recording:
             if s.timeline.first_token is None:
                 s.timeline.first_token = first_end
             s.timeline.segments.append(Segment("decode", start, end, n + 1))
-            s.made += n
+            self.rounds.adjust(s, n)
 
     def finish(self, i: int, end: float) -> None:
         """Request i made its last token at `end` (or was stopped during that iteration): it is done."""
@@ -156,7 +157,14 @@ class Recording:
             timeline.completion, timeline.finish_reason = end, "finished"
 
     def record_step(self, it: Iteration, start: float, end: float) -> None:
-        step = Step(start, end, it.repeat, it.prefill_tokens, it.decode_work, it.padding, len(self.running),
+        if it.ends:  # iterations of their own lengths: each is recorded as it would be alone
+            for begins, ends in zip((start, *it.ends), it.ends):
+                self.record_one(it, begins, ends, 1)
+        else:
+            self.record_one(it, start, end, it.repeat)
+
+    def record_one(self, it: Iteration, start: float, end: float, repeat: int) -> None:
+        step = Step(start, end, repeat, it.prefill_tokens, it.decode_work, it.padding, len(self.running),
                     decode_sequences=len(it.decoding), kv_blocks=None if self.kv is None else self.kv.used,
                     graph_padding=it.graph_padding, changes=self.changes or ())
         if it.accepted:

@@ -1,6 +1,7 @@
 """One request's scheduling state (RequestState), and its decode progress, counted lazily (DecodeRounds)."""
 from __future__ import annotations
 
+import heapq
 import random
 from dataclasses import dataclass
 
@@ -59,23 +60,62 @@ class DecodeRounds:
     rounds are counted once (`now`), and a decoder keeps the round it started decoding at (`since`) and the
     tokens it had made by then (`made`): it has made `made + now - since` tokens. Whatever changes a decoder
     alone adjusts `made`: a round that passes it by (a stall) takes one back, accepted draft tokens add theirs.
-    When it stops decoding (it finishes, is preempted or cancelled) its count is frozen into `made`."""
-    __slots__ = ("now",)
+    When it stops decoding (it finishes, is preempted or cancelled) its count is frozen into `made`.
 
-    def __init__(self):
+    The context the decoders read (prompt + tokens made, each) is counted the same way, for latency models whose
+    iterations cost more as it grows: `held` sums `prompt + made - since` over the decoders, so together they
+    read `held + decoders * now`, and a heap of the same keys (with `states`) gives the longest in O(log n)."""
+    __slots__ = ("now", "held", "count", "states", "tallest")
+
+    def __init__(self, states: list[RequestState] | None = None):
+        """`states`: every request's state, by index, to keep the longest context (a profile cost model's)."""
         self.now = 0  # decode rounds so far
+        self.held = 0  # the sum of prompt + made - since over the decoders
+        self.count = 0  # decoders
+        self.states = states
+        self.tallest: list[tuple[int, int]] = []  # heap of (-(prompt + made - since), request); stale entries too
 
     def made(self, state: RequestState) -> int:
         return state.made + (self.now - state.since if state.decoding else 0)
 
     def start(self, state: RequestState) -> None:
         state.decoding, state.since = True, self.now
+        self.count += 1
+        self.held += state.request.prompt + state.made - state.since
+        if self.states is not None:
+            heapq.heappush(self.tallest, (state.since - state.request.prompt - state.made, state.index))
 
     def stop(self, state: RequestState) -> None:
+        self.count -= 1
+        self.held -= state.request.prompt + state.made - state.since
         state.made, state.decoding = self.made(state), False
+
+    def adjust(self, state: RequestState, tokens: int) -> None:
+        """Decoder `state` made `tokens` more than the rounds say (accepted drafts), or fewer (a round passed it
+        by)."""
+        state.made += tokens
+        self.held += tokens
+        if self.states is not None:
+            heapq.heappush(self.tallest, (state.since - state.request.prompt - state.made, state.index))
 
     def advance(self, rounds: int) -> None:
         self.now += rounds
+
+    def context(self) -> int:
+        """Tokens of context all decoders read: the sum of each one's prompt and tokens made."""
+        return self.held + self.count * self.now
+
+    def longest(self) -> int:
+        """The longest context of a decoder (needs `states`; 0 without decoders). An entry of the heap is stale
+        when its request stopped decoding or its key changed since (it was noted again then)."""
+        heap, states = self.tallest, self.states
+        while heap:
+            key, i = heap[0]
+            s = states[i]
+            if s.decoding and s.since - s.request.prompt - s.made == key:
+                return self.now - key
+            heapq.heappop(heap)
+        return 0
 
 
 class Pauses:

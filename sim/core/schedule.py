@@ -10,7 +10,8 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from operator import attrgetter
+from itertools import islice
+from operator import attrgetter, le
 from typing import NamedTuple
 
 from .config import Config
@@ -112,6 +113,19 @@ class Step:
         return [self.start + length * i for i in range(1, self.iterations)] + [self.end]
 
 
+class IterationRun(list):
+    """A request's tokens emitted one an iteration at consecutive iterations' ends: the list of those times, which
+    is `ends[first:first + len(self)]` of the schedule's Schedule.iteration_ends. Under a latency model these
+    times differ from iteration to iteration but are shared by every request decoding in them, so what reads
+    them (the JSON export, inter-token gaps) can work per iteration instead of per token, as a range of ticks
+    lets it in the tick model."""
+    __slots__ = ("ends", "first")
+
+    def __init__(self, times: list[float], ends: list[float], first: int):
+        super().__init__(times)
+        self.ends, self.first = ends, first
+
+
 # What two iterations must have alike to be one Step (besides the batch's membership and their length).
 _work = attrgetter(
     "prefill_tokens", "decode_tokens", "padding_tokens", "kv_blocks", "graph_padding", "decode_sequences",
@@ -156,23 +170,30 @@ class Schedule:
     def emitted(self, compact: bool = False) -> list[Sequence[float]]:
         """Per request, when each output token is emitted: the ends of the iterations that decode it, and of
         those that complete a prefill in the engine's first-token mode. Lists; with `compact`, a request's one
-        run of consecutive ticks (the usual case) stays a range, so 100,000 requests do not list every tick."""
+        run of consecutive ticks (the usual case) stays a range, so 100,000 requests do not list every tick, and under
+        a latency model a request's one run of consecutive iterations is an IterationRun."""
         whole_ticks = all(s.end - s.start == s.iterations for s in self.steps)
+        every_end = None if whole_ticks else self.iteration_ends()
         starts = [step.start for step in self.steps]
         out = []
         for request in self.requests:
-            pieces = []
+            pieces, at = [], -1
             for segment in request.segments:
                 if segment.phase != "decode":
                     continue
                 if whole_ticks:  # every iteration is one tick, so every tick end in the segment is one
                     ends = range(segment.start + 1, segment.end + 1)
+                elif every_end is not None:  # the iterations that end in (start, end]: one slice
+                    at = bisect_right(every_end, segment.start)
+                    ends = every_end[at:bisect_right(every_end, segment.end)]
                 else:
                     ends, i = [], max(bisect_right(starts, segment.start) - 1, 0)
                     while i < len(self.steps) and self.steps[i].start < segment.end:
                         ends += [t for t in self.steps[i].iteration_ends() if segment.start < t <= segment.end]
                         i += 1
                 per_iteration = segment.tokens // len(ends)
+                if per_iteration != 1:
+                    at = -1
                 pieces.append(ends if per_iteration == 1 else [t for t in ends for _ in range(per_iteration)])
             first = request.prefill_emits
             if len(pieces) == 1 and isinstance(pieces[0], range) and (
@@ -180,9 +201,31 @@ class Schedule:
                 ticks = range(pieces[0].start - len(first), pieces[0].stop)
                 out.append(ticks if compact else list(ticks))
                 continue
+            if compact and len(pieces) == 1 and not first and at >= 0:
+                out.append(IterationRun(pieces[0], every_end, at))
+                continue
             times = [t for piece in pieces for t in piece]
             out.append(sorted(times + first) if first else times)
         return out
+
+    def iteration_ends(self) -> list[float] | None:
+        """Every iteration's end, in time order (Step.iteration_ends, step after step), when the steps follow
+        each other and each iteration ends after its step starts; else None. Then the iterations that end in a span
+        are one slice of it, found by bisection: the same ends, in the same order, as reading the steps that
+        overlap the span (in a run under a latency model every iteration is a step of its own)."""
+        ends: list[float] = []
+        last = None
+        for step in self.steps:
+            if last is not None and step.start < last.end:
+                return None
+            if step.iterations == 1:
+                ends.append(step.end)
+            else:
+                ends += step.iteration_ends()
+            if not ends[len(ends) - step.iterations] > step.start:
+                return None
+            last = step
+        return ends if all(map(le, ends, islice(ends, 1, None))) else None
 
     def members(self) -> list[list[int]]:
         """Per step, the indices of the requests holding a batch slot in it, in the order they joined."""

@@ -65,7 +65,7 @@ class Scheduler(KVMemory, Recording, Streaming):
         self.quota_tenants = list(self.quotas)
         self.queue = WaitQueue(requests, policy, [self.quota_tenants.index(r.tenant) + 1 if r.tenant in self.quotas
                                                   else 0 for r in requests] if self.quotas else None)
-        self.rounds = DecodeRounds()
+        self.rounds = DecodeRounds(self.states if config.cost.kind == "profile" else None)
         self.arrived = 0  # requests[:arrived] have arrived
         self.remaining = len(requests)  # requests not done yet
         self.running: dict[int, None] = {}  # requests holding a batch slot, in admission order
@@ -103,6 +103,19 @@ class Scheduler(KVMemory, Recording, Streaming):
     def context(self, i: int) -> int:
         """Tokens of request i whose KV it holds or will hold after its prefill: prompt plus tokens made."""
         return self.requests[i].prompt + self.generated(i)
+
+    def decoders_context(self, decoding) -> int:
+        """The context the decoders in `decoding` read, summed (each context(i)): kept by the decode rounds when
+        every decoder decodes, so a latency model's iteration costs O(1) to time, not O(decoders)."""
+        if len(decoding) == len(self.decoders):  # (`decoding` is among the decoders)
+            return self.rounds.context()
+        return sum(self.context(i) for i in decoding)
+
+    def longest_context(self, decoding) -> int:
+        """The longest context of a decoder in `decoding` (1 without any), likewise (a profile cost model's)."""
+        if decoding and len(decoding) == len(self.decoders) and self.rounds.states is not None:
+            return self.rounds.longest()
+        return max((self.context(i) for i in decoding), default=1)
 
     # -- arrivals, rejection, cancellation ----------------------------------------------------------------
     def admission_cost(self, i: int) -> int:

@@ -8,11 +8,11 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
-from operator import attrgetter
+from operator import attrgetter, sub
 from typing import NamedTuple
 
 from ..core.config import SLO
-from ..core.schedule import Schedule
+from ..core.schedule import IterationRun, Schedule
 from ..core.stream import sent_by
 
 PERCENTILES = (50, 90, 99)
@@ -125,14 +125,27 @@ def weighted_percentiles(counts: Mapping[float, int]) -> dict[int, float]:
 
 def gap_counts(emitted: list[Sequence[float]]) -> Counter:
     """How many times each gap between consecutive emitted tokens occurs, over every request; a request's
-    run of tokens one iteration apart (a range) counts in one step, not token by token."""
+    run of tokens one iteration apart (a range) counts in one step, not token by token, and so do runs of
+    consecutive iterations (IterationRun): each gap between two iterations counts once for all who span it."""
     counts = Counter()
+    spans: dict[int, tuple[list[float], list[int]]] = {}  # per list of iteration ends: +1 where runs start, -1 end
     for times in emitted:
         if isinstance(times, range):
             if len(times) > 1:
                 counts[times.step] += len(times) - 1
+        elif isinstance(times, IterationRun):
+            if len(times) > 1:
+                if id(times.ends) not in spans:
+                    spans[id(times.ends)] = (times.ends, [0] * len(times.ends))
+                edges = spans[id(times.ends)][1]
+                edges[times.first] += 1
+                edges[times.first + len(times) - 1] -= 1
         else:
-            counts.update(b - a for a, b in zip(times, times[1:]))
+            counts.update(map(sub, times[1:], times))  # (b - a for each pair, without a Python loop)
+    for ends, edges in spans.values():
+        for gap, spanned in zip(map(sub, ends[1:], ends), accumulate(edges)):
+            if spanned:
+                counts[gap] += spanned
     return counts
 
 
@@ -161,7 +174,8 @@ def request_metrics(schedule: Schedule, slo: SLO, emitted: list[Sequence[float]]
         tpot = e2e = None
         delivered, wasted = 0, 0
         times = emitted[index]
-        sent = sent_by(times, r.read_rate, r.cancel_time if r.cancel_time is not None else r.disconnect_at)
+        until = r.cancel_time if r.cancel_time is not None else r.disconnect_at
+        sent = len(times) if until is None else sent_by(times, r.read_rate, until)  # (read whole in the end)
         paused = sum(s.end - s.start for s in r.segments if s.phase == "paused")
         if r.finish_reason == "finished":
             tpot = ratio(r.completion - r.first_token, r.output - 1) if r.output > 1 else 0

@@ -1,0 +1,154 @@
+"""What reads a schedule per iteration (a latency model's iterations are a step each) reads what reading it token by
+token reads: the emitted times, their gaps, the CLI's JSON text, and the context the decode rounds keep. Over every
+scenario of tests/schedule_cases.py (every option, ticks, linear costs, profiles, experts, presets)."""
+import json
+from collections import Counter
+from dataclasses import replace
+
+import pytest
+
+from sim.core.config import ConfigError, CostModel
+from sim.core.engine import length, run
+from sim.core.policies import make_scheduler
+from sim.core.schedule import IterationRun
+from sim.report.export import run_json, run_json_text
+from sim.report.metrics import compute, gap_counts
+from sim.trace.trace import TraceError
+from tests.schedule_cases import PROFILE, decode, load
+
+CASES = [decode(case) for case in load() if not case["digest"].startswith("error:")]
+LINEAR = CostModel("linear")
+WHOLE = CostModel("linear", c0=2.0, c_prefill=1.0, c_decode=1.0, c_attn=1.0)  # (whole ms)
+
+
+def emitted_by_steps(schedule) -> list[list[float]]:
+    """Each request's emitted times read as emitted() read them before: the iteration ends of every step that
+    overlaps each decode segment, then the prefill's sampled tokens."""
+    out = []
+    for request in schedule.requests:
+        times = []
+        for segment in request.segments:
+            if segment.phase != "decode":
+                continue
+            ends = [t for step in schedule.steps for t in step.iteration_ends() if segment.start < t <= segment.end]
+            times += [t for t in ends for _ in range(segment.tokens // len(ends))]
+        out.append(sorted(times + request.prefill_emits) if request.prefill_emits else times)
+    return out
+
+
+class CheckedRounds:
+    """Wraps a scheduler's plan: before each, the decode rounds' context sum and longest context are the ones
+    counted decoder by decoder."""
+
+    def __init__(self, scheduler):
+        self.scheduler, self.plan, self.checked = scheduler, scheduler.plan, 0
+        scheduler.plan = self
+
+    def __call__(self, *args, **kwargs):
+        s = self.scheduler
+        contexts = [s.context(i) for i in s.decoders]
+        assert s.rounds.context() == sum(contexts)
+        if s.rounds.states is not None:
+            assert s.rounds.longest() == max(contexts, default=0)
+        self.checked += 1
+        return self.plan(*args, **kwargs)
+
+
+def _schedule(trace, config, policy):
+    try:
+        return run(make_scheduler(policy, trace, config))
+    except (ConfigError, TraceError):
+        return None
+
+
+@pytest.mark.parametrize("chunk", range(4))
+@pytest.mark.parametrize("cost", ["as drawn", "linear", "profile"])
+def test_emitted_times_gaps_and_json_text_equal_the_token_by_token_ones(chunk, cost):
+    compact_runs = 0
+    for trace, config, policy in CASES[chunk::4]:
+        if cost != "as drawn":
+            config = replace(config, cost=LINEAR if cost == "linear" else PROFILE)
+        schedule = _schedule(trace, config, policy)
+        if schedule is None:
+            continue
+        compact = schedule.emitted(compact=True)
+        listed = emitted_by_steps(schedule)
+        assert schedule.emitted() == listed
+        assert [list(times) for times in compact] == listed
+        compact_runs += sum(isinstance(times, IterationRun) for times in compact)
+        assert gap_counts(compact) == Counter(b - a for times in listed for a, b in zip(times, times[1:]))
+        metrics = compute(schedule, emitted=compact)
+        assert run_json_text(schedule, metrics, compact) == json.dumps(run_json(schedule, metrics),
+                                                                        separators=(",", ":"))
+    assert compact_runs > 0 or cost == "as drawn"
+
+
+@pytest.mark.parametrize("cost", ["linear", "profile"])
+def test_the_decode_rounds_keep_the_decoders_context(cost):
+    """DecodeRounds.context and .longest (what a latency model's iteration costs O(1) to time with) equal the
+    context summed and maximised over the decoders, before every plan, under every option."""
+    checked = 0
+    for trace, config, policy in CASES[::3]:
+        config = replace(config, cost=LINEAR if cost == "linear" else PROFILE)
+        try:
+            scheduler = make_scheduler(policy, trace, config)
+        except (ConfigError, TraceError):
+            continue
+        rounds = CheckedRounds(scheduler)
+        run(scheduler)
+        checked += rounds.checked
+    assert checked > 1000
+
+
+def test_an_iterations_length_uses_the_kept_context():
+    """The linear model's time of an iteration reads the kept context sum: the same as the one summed here."""
+    trace, config, policy = next((t, c, p) for t, c, p in CASES if p.batching == "continuous" and not p.preset)
+    config = replace(config, cost=LINEAR)
+    scheduler = make_scheduler(policy, trace, config)
+    lengths = []
+    plan = scheduler.plan
+
+    def planned(*args, **kwargs):
+        it = plan(*args, **kwargs)
+        if it is not None:
+            assert it.context_read == (sum(scheduler.context(i) for i in it.decoding)
+                                       + sum(first + tokens for _, first, tokens in it.prefill))
+            lengths.append(length(scheduler, it))
+        return it
+
+    scheduler.plan = planned
+    run(scheduler)
+    assert lengths
+
+
+@pytest.mark.parametrize("chunk", range(4))
+@pytest.mark.parametrize("cost", ["linear", "profile", "whole"])
+def test_merged_runs_of_lengthening_iterations_equal_one_iteration_at_a_time(chunk, cost):
+    """Under a latency model that reads context, a run of pure-decode iterations (alike but for their lengths) is
+    one plan and one commit (Iteration.ends); planning every iteration on its own gives the same schedule: every
+    step's start and end, every request's times, to the last bit of every float. (Static batching reads no context:
+    its runs are of equal iterations, as are those of a model without c_attn.) Under `whole` every iteration lasts
+    whole ms, so iterations start at the very times requests arrive (and stop)."""
+    merged_plans = 0
+    for trace, config, policy in CASES[chunk::4]:
+        if policy.batching == "static":
+            continue
+        config = replace(config, cost={"linear": LINEAR, "profile": PROFILE, "whole": WHOLE}[cost])
+        try:
+            scheduler = make_scheduler(policy, trace, config)
+        except (ConfigError, TraceError):
+            continue
+        plan = scheduler.plan
+
+        def counted(*args, plan=plan, **kwargs):
+            nonlocal merged_plans
+            it = plan(*args, **kwargs)
+            merged_plans += it is not None and bool(it.ends)
+            return it
+
+        scheduler.plan = counted
+        merged = run(scheduler)
+        single = run(make_scheduler(policy, trace, config, fast=False), max_repeat=1)
+        merged_json, single_json = run_json(merged, compute(merged)), run_json(single, compute(single))
+        assert json.dumps(merged_json) == json.dumps(single_json)  # (floats compared by their repr: bit for bit)
+    assert merged_plans > 100
