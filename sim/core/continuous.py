@@ -65,7 +65,8 @@ class Continuous(Scheduler):
         """What happens at an iteration's start, before it is planned. True when it preempted for a decode's
         room: then this iteration admits and swaps in nobody (as vLLM does), since the blocks just freed are for
         the requests still running, or a victim could take them back every time."""
-        if self.arrived < len(self.requests) and self.requests[self.arrived].arrival <= self.arrival_clock(now):
+        if self.arrived < len(self.requests) and self.requests[self.arrived].arrival <= (
+                now if self.clock is None else self.clock):
             self.arrive_until(now)
         if self.has_stops:
             self.cancel_due(now)
@@ -133,9 +134,9 @@ class Continuous(Scheduler):
         """Waiting requests in the policy's order, while the budget lasts and a slot is free: each that fits the
         budget, its tenant's quota and the KV cache comes in and prefills (skipping those that do not fit,
         unless the order blocks at the head)."""
-        queue, running, memory, states = self.queue, self.phases.running, self.memory, self.states
+        queue, running, memory, states, limit = self.queue, self.phases.running, self.memory, self.states, self.seq_limit
         checks, position = self.kv_cache or self.quotas, -1
-        while budget > 0 and len(running) < self.seq_limit and queue.count:
+        while budget > 0 and len(running) < limit and queue.count:
             rooms = [NEVER, *(self.tenant_room(t, use) for t in self.quota_tenants)] if self.quotas else None
             i, position = queue.next(budget, position, rooms)
             if i < 0:
@@ -233,10 +234,10 @@ class Continuous(Scheduler):
             for i in self.phases.prefilling:
                 if i not in chunked:
                     self.states[i].timeline.add("stalled", start, end, 0)
-        self.commit_prefill(it, start, end)
+        if it.prefill:
+            self.commit_prefill(it, start, end)
         for i in it.finishing:  # step 2: what finished leaves the batch and frees its blocks
-            self.finish(i, end)
-            self.exit(i)
+            self.finish(i, end, leaves=True)
             if self.kv_cache:
                 self.free_blocks(i, end)
 

@@ -144,9 +144,12 @@ class Recorder:
         if timeline.first_token is None:
             timeline.first_token = end
 
-    def finished(self, i: int, end: float, stopped: bool) -> None:
+    def finished(self, i: int, end: float, stopped: bool, leaves: bool) -> None:
         """Request i made its last token at `end`; `stopped`: its user stopped it during that iteration, so that
-        token never arrives."""
+        token never arrives; `leaves`: it leaves the batch too (`left`)."""
+        if leaves:
+            self.version += 1
+            self.changes.append(~i)
         s = self.states[i]
         opened = self.decode_open.pop(i, None)  # (stops_decoding)
         if opened is not None:

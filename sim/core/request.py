@@ -96,9 +96,13 @@ class Phases:
         """Request i, out of the batch, waits (WAITING: in the queue, to prefill again) or is SWAPPED out."""
         self.of[i] = phase
 
-    def done(self, i: int) -> None:
+    def done(self, i: int, leaves: bool = False) -> None:
+        """Request i is done; `leaves`: it gives its batch slot back too (`leave`)."""
         self.decoding.pop(i, None)
         self.of[i] = DONE
+        if leaves:
+            del self.running[i]
+            self.prefilling.pop(i, None)
 
 
 class DecodeRounds:

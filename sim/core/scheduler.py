@@ -145,24 +145,22 @@ class Scheduler:
     def arrive_until(self, now: float) -> None:
         """Requests that have arrived by now wait, or are rejected if even an empty KV cache could not hold
         them. On a clock of its own (`self.clock`) a request's arrival is recorded as `now`, when it is seen."""
-        requests, clock = self.requests, self.arrival_clock(now)
+        requests, states, phase, clock = self.requests, self.states, self.phases.of, self.arrival_clock(now)
+        push, budget = self.queue.push, 1 if self.policy.chunk_size else self.config.token_budget
         while self.arrived < len(requests) and requests[self.arrived].arrival <= clock:
-            self.arrive(self.arrived, now)
-
-    def arrive(self, i: int, now: float) -> None:
-        """Request i (the next in the trace) arrives: it waits, or is rejected."""
-        s = self.states[i]
-        self.arrived = i + 1
-        if self.clock is not None:
-            s.timeline.arrival = now
-        if self.phases.of[i] != WAITING:
-            return  # cancelled before it arrived
-        if self.kv_cache and self.never_fits(i):
-            s.timeline.reject_reason = {"blocks": blocks_for(s.peak_kv, self.config.block_size),
-                                        "capacity": self.config.kv_blocks}
-            self.end(i, s.timeline.arrival, "rejected", "reject")
-        else:  # (its admission cost: nothing of its prompt is prefilled yet)
-            self.queue.push(i, 1 if self.policy.chunk_size else min(s.target, self.config.token_budget))
+            i = self.arrived
+            s = states[i]
+            self.arrived = i + 1
+            if self.clock is not None:
+                s.timeline.arrival = now
+            if phase[i] != WAITING:
+                continue  # cancelled before it arrived
+            if self.kv_cache and self.never_fits(i):
+                s.timeline.reject_reason = {"blocks": blocks_for(s.peak_kv, self.config.block_size),
+                                            "capacity": self.config.kv_blocks}
+                self.end(i, s.timeline.arrival, "rejected", "reject")
+            else:  # (its admission cost: nothing of its prompt is prefilled yet)
+                push(i, min(s.target, budget))
 
     def end(self, i: int, when: float, reason: str, event: str) -> None:
         """Request i ends without finishing (cancelled or rejected) at `when`, its wait drawn up to then."""
@@ -246,13 +244,14 @@ class Scheduler:
         self.phases.stop_decoding(i)
         self.rounds.stop(self.states[i])
 
-    def finish(self, i: int, end: float) -> None:
-        """Request i made its last token at `end` (or was stopped during that iteration): it is done."""
+    def finish(self, i: int, end: float, leaves: bool = False) -> None:
+        """Request i made its last token at `end` (or was stopped during that iteration): it is done; `leaves`:
+        it gives its batch slot back too (`exit`)."""
         s = self.states[i]
-        self.recorder.finished(i, end, s.stop_at is not None and s.stop_at < end and self.clock is None)
+        self.recorder.finished(i, end, s.stop_at is not None and s.stop_at < end and self.clock is None, leaves)
         if s.since is not None:  # (in the decode rounds)
             self.rounds.stop(s)
-        self.phases.done(i)
+        self.phases.done(i, leaves)
         self.remaining -= 1
 
     def expect_last(self, i: int) -> None:
@@ -329,7 +328,8 @@ class Scheduler:
             states[i].made += 1
             self.recorder.prefill_emitted(i, end)
         for i in it.prefill_done:
-            if states[i].made < states[i].output:
+            s = states[i]
+            if s.made < s.request.output:
                 self.start_decoding(i)
             else:
                 self.phases.prefilled(i)
