@@ -3,10 +3,9 @@
 Both are frozen and validated on construction. A fair A/B runs two Policies under one Config."""
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field, fields
 
-from .errors import ConfigError
+from .errors import ConfigError, _choice, _number, _whole
 from .moe import MoE
 
 FIRST_TOKEN_MODES = ("decode", "prefill")
@@ -23,23 +22,6 @@ PRESETS = ("", "nano-vllm", "vllm-v1", "sglang", "trt-guaranteed-no-evict")
 POLICY_CHOICES = {"batching": POLICIES, "order": ORDERS, "sjf_key": SJF_KEYS, "mixing": MIXING,
                   "kv_admission": KV_ADMISSION, "preempt": PREEMPT, "victim": VICTIMS, "preset": PRESETS}
 COST_MODELS = ("ticks", "linear", "profile")
-
-
-def _whole(name: str, value: object, low: int = 1) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value < low:
-        raise ConfigError(name, "whole", low=low, value=repr(value))
-
-
-def _number(name: str, value: object, low: float = 0.0, high: float = math.inf, open_low: bool = False) -> None:
-    bad = isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value)
-    if bad or value < low or (open_low and value == low) or value > high:
-        code = ("above" if open_low else "at_least") + ("_at_most" if high < math.inf else "")
-        raise ConfigError(name, code, low=low, value=repr(value), **({"high": high} if high < math.inf else {}))
-
-
-def _choice(name: str, value: object, choices: tuple[str, ...]) -> None:
-    if value not in choices:
-        raise ConfigError(name, "choice", choices=", ".join(choices), value=repr(value))
 
 
 @dataclass(frozen=True, slots=True)

@@ -134,7 +134,8 @@ class Continuous(Scheduler):
         """Waiting requests in the policy's order, while the budget lasts and a slot is free: each that fits the
         budget, its tenant's quota and the KV cache comes in and prefills (skipping those that do not fit,
         unless the order blocks at the head)."""
-        queue, running, memory, states, limit = self.queue, self.phases.running, self.memory, self.states, self.seq_limit
+        queue, running, memory, states = self.queue, self.phases.running, self.memory, self.states
+        limit = self.seq_limit
         checks, position = self.kv_cache or self.quotas, -1
         while budget > 0 and len(running) < limit and queue.count:
             rooms = [NEVER, *(self.tenant_room(t, use) for t in self.quota_tenants)] if self.quotas else None

@@ -1,6 +1,8 @@
 """What a bad budget or option is: ConfigError, naming its field, with a code a page can say in its own language."""
 from __future__ import annotations
 
+import math
+
 # What a ConfigError can say, by code: the English text (the CLI's), filled in from its params. The web app shows
 # the translation of each code (ui/lang: cfg_err_<code>, the same fields) after the label of the field it names.
 MESSAGES = {
@@ -49,3 +51,21 @@ class ConfigError(ValueError):
     def __init__(self, field: str, code: str, **params: object):
         self.field, self.code, self.params = field, code, params
         super().__init__(f"{field}: {MESSAGES[code].format(**params)}")
+
+
+# The checks every config's __post_init__ makes (each raises a ConfigError naming its field).
+def _whole(name: str, value: object, low: int = 1) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        raise ConfigError(name, "whole", low=low, value=repr(value))
+
+
+def _number(name: str, value: object, low: float = 0.0, high: float = math.inf, open_low: bool = False) -> None:
+    bad = isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value)
+    if bad or value < low or (open_low and value == low) or value > high:
+        code = ("above" if open_low else "at_least") + ("_at_most" if high < math.inf else "")
+        raise ConfigError(name, code, low=low, value=repr(value), **({"high": high} if high < math.inf else {}))
+
+
+def _choice(name: str, value: object, choices: tuple[str, ...]) -> None:
+    if value not in choices:
+        raise ConfigError(name, "choice", choices=", ".join(choices), value=repr(value))

@@ -37,11 +37,8 @@ class BlockManager:
         """Tokens the request's blocks can hold."""
         return self.held(request) * self.block_size
 
-    def can_allocate(self, blocks: int) -> bool:
-        return blocks <= len(self._free)
-
     def allocate(self, request: int, blocks: int) -> list[int]:
-        """Give `request` `blocks` more blocks; the caller checked can_allocate."""
+        """Give `request` `blocks` more blocks; there must be as many free (`free`)."""
         if blocks > len(self._free):
             raise RuntimeError(f"asked for {blocks} blocks with {len(self._free)} free")
         new = [heapq.heappop(self._free) for _ in range(blocks)]

@@ -21,6 +21,8 @@ import random
 from dataclasses import dataclass
 from functools import lru_cache
 
+from .errors import ConfigError, _number, _whole
+
 MAX_EXPERTS = 1024  # beyond any model's layer today (DeepSeek-V3 routes over 256); keeps the heatmap readable
 MAX_SKEW = 10.0  # a Zipf exponent of 10 already sends nearly every token to the same experts
 
@@ -47,9 +49,6 @@ class MoE:
     seed: int = 0
 
     def __post_init__(self):
-        # (imported here: sim.core.config imports this module for its `moe` field)
-        from .config import ConfigError, _number, _whole
-
         _whole("moe_experts", self.experts, low=0)
         if self.experts > MAX_EXPERTS:
             raise ConfigError("moe_experts", "moe_too_many", most=MAX_EXPERTS, value=self.experts)

@@ -13,8 +13,8 @@ from dataclasses import fields, replace
 
 from ..trace.trace import Trace
 from .config import Config, ConfigError, Policy
-from .iteration import Iteration
 from .continuous import Continuous
+from .iteration import Iteration
 
 
 class FifoQueue:
