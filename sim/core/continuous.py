@@ -104,7 +104,7 @@ class Continuous(Scheduler):
             it.accepted, it.finishing = self.speculate(it.decoding)
         elif it.stalled or it.paused:
             it.finishing = self.finishing_now({*it.stalled, *it.paused})
-        else:
+        elif self.last_tokens[0][0] <= self.rounds.now:  # (else no decoder's last round has come)
             it.finishing = self.finishing_now()
         if self.quotas:
             for i in it.decoding:

@@ -67,23 +67,6 @@ class Recorder:
         if stall is not None:
             self.states[i].timeline.add(stall[1], stall[0], end, 0)
 
-    def open_decodes(self, start: float, first_end: float, skip) -> None:
-        """Decoders decoding for the first time since they started (or stalled) open a decode segment, closed by
-        `stops_decoding` (or a stall); `skip`: those that did not decode in it."""
-        if not self.starting:
-            return
-        opening = [i for i in self.starting if i not in skip] if skip else list(self.starting)
-        states, decode_open, stalled_since = self.states, self.decode_open, self.stalled_since
-        round_now, pauses, made = self.rounds.now, len(self.pauses.ends), self.rounds.made
-        for i in opening:
-            del self.starting[i]
-            if i in stalled_since:
-                self.end_stall(i, start)
-            s = states[i]
-            decode_open[i] = (start, made(s), round_now, pauses)
-            if s.timeline.first_token is None:
-                s.timeline.first_token = first_end
-
     def speculated(self, accepted: dict[int, int], start: float, end: float, first_end: float) -> None:
         """Speculative steps: each decoder's step is a decode segment of its own, of 1 + accepted tokens (the
         number differs from step to step, so steps do not merge)."""
@@ -122,12 +105,26 @@ class Recorder:
 
     def round_starts(self, start: float, first_end: float, skip, opens: bool = True) -> None:
         """A decode round starts at `start` (its first iteration ends at `first_end`): the pause under way, if
-        any, ends, and the decoders that start decoding in it open their segment (`open_decodes`; not `opens`:
+        any, ends, and the decoders that start decoding in it open their segment (not `opens`:
         speculative steps are segments of their own, `speculated`)."""
         if self.pauses.since is not None:
             self.pauses.end(start, self.rounds.now)
-        if opens and self.starting:
-            self.open_decodes(start, first_end, skip)
+        if not opens or not self.starting:
+            return
+        # The decoders decoding for the first time since they started (or stalled) open a decode segment: (start,
+        # tokens made, decode round, pauses so far), closed by `stops_decoding` (or a stall); `skip`: those that
+        # did not decode in it.
+        opening = [i for i in self.starting if i not in skip] if skip else list(self.starting)
+        states, decode_open, stalled_since = self.states, self.decode_open, self.stalled_since
+        round_now, pauses, made = self.rounds.now, len(self.pauses.ends), self.rounds.made
+        for i in opening:
+            del self.starting[i]
+            if i in stalled_since:
+                self.end_stall(i, start)
+            s = states[i]
+            decode_open[i] = (start, made(s), round_now, pauses)
+            if s.timeline.first_token is None:
+                s.timeline.first_token = first_end
 
     # -- prefills and ends ---------------------------------------------------------------------------------------
     def prefills(self, prefill: list[tuple[int, int, int]], start: float, end: float) -> None:
