@@ -1,8 +1,8 @@
 """Continuous (iteration-level) batching: the seed's loop, one iteration after another.
 
 `plan` first does what happens at the iteration's start (`before_iteration`: arrivals and rejections, stops,
-swap-ins that ended, aging, KV growth and preemption, preemptive priority; the one step of a plan that moves
-requests between phases on its own), then the seed's four steps, one function each:
+swap-ins that ended, aging, KV growth and preemption, preemptive priority, decoders paused for their clients;
+the one step of a plan that moves requests between phases on its own), then the seed's four steps, one function each:
 1. decode the running requests (`plan_decodes`: speculation, and stalls when the budget cannot pay for all);
 2. free what finished (`commit`, once the iteration ran: a request that emitted its last token leaves the batch
    and frees its blocks);
@@ -16,6 +16,7 @@ An option that is off costs the loop nothing: each is a check made once, at cons
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 from ..trace.trace import Trace
 from .config import Config, Policy
@@ -45,10 +46,8 @@ class Continuous(Scheduler):
         nothing can run until the next event. `clock`: the time arrivals and stops are read on, when it is not
         `now` (the real engine's iterations)."""
         self.clock = clock
-        hold = self.before_iteration(now)
-        it = Iteration()
-        if self.credits and self.phases.decoding:
-            self.pause_for_clients(it, now)
+        hold, paused = self.before_iteration(now)
+        it = Iteration(paused=paused) if paused else Iteration()
         budget, use = self.config.token_budget, {}  # use: token-work by tenant (quotas)
         if self.prefill_first:
             self.plan_prefills(it, now, budget, use, hold)
@@ -61,10 +60,11 @@ class Continuous(Scheduler):
             budget = self.plan_prefills(it, now, budget, use, hold)
         return self.form_batch(it, now, budget, max_repeat, hold)
 
-    def before_iteration(self, now: float) -> bool:
-        """What happens at an iteration's start, before it is planned. True when it preempted for a decode's
-        room: then this iteration admits and swaps in nobody (as vLLM does), since the blocks just freed are for
-        the requests still running, or a victim could take them back every time."""
+    def before_iteration(self, now: float) -> tuple[bool, Sequence[int]]:
+        """What happens at an iteration's start, before it is planned: (whether it preempted for a decode's
+        room, the decoders paused for their client). After a preemption for room this iteration admits and swaps
+        in nobody (as vLLM does), since the blocks just freed are for the requests still running, or a victim
+        could take them back every time."""
         if self.arrived < len(self.requests) and self.requests[self.arrived].arrival <= (
                 now if self.clock is None else self.clock):
             self.arrive_until(now)
@@ -79,7 +79,7 @@ class Continuous(Scheduler):
         hold = self.overcommit and self.grow_due(now) and bool(self.phases.running)
         if self.priority_preempts:
             self.priority_preempt(now)
-        return hold
+        return hold, self.pause_for_clients(now) if self.credits and self.phases.decoding else ()
 
     def plan_decodes(self, it: Iteration, budget: int, use: dict) -> int:
         """Step 1: every decoder decodes (a speculative step of k + 1 token-work), unless its client is out of

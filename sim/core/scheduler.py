@@ -17,6 +17,7 @@ from __future__ import annotations
 import heapq
 import math
 import random
+from collections.abc import Sequence
 
 from ..trace.trace import Trace, check_budget
 from .config import Config, ConfigError, Policy
@@ -413,15 +414,16 @@ class Scheduler:
             self.start_decoding(i)
 
     # -- streaming: clients out of credit ------------------------------------------------------------------
-    def pause_for_clients(self, it: Iteration, now: float) -> None:
-        """With credits, decoders out of credit are paused from `now` on (or released). The pause is drawn at
-        once: when every decoder is paused, nothing runs until a client has read enough."""
+    def pause_for_clients(self, now: float) -> Sequence[int]:
+        """With credits, decoders out of credit are paused from `now` on (or released); those paused. The pause
+        is drawn at once: when every decoder is paused, nothing runs until a client has read enough."""
         paused = self.streams.out_of_credit(self.phases.decoding, now)
         if paused and self.policy.release_paused:
             self.release_for_clients(paused, now)
         elif paused:
-            it.paused = paused
             self.recorder.stall(paused, now, "paused")
+            return paused
+        return ()
 
     def release_for_clients(self, paused: list[int], now: float) -> None:
         """release_paused: a decoder out of credit gives its slot and blocks up (preempted as the policy
