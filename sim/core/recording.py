@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from .iteration import Iteration
 from .request import STOP_EVENTS, DecodeRounds, Pauses, RequestState
-from .schedule import Schedule, Segment, Step
+from .schedule import Schedule, Segment, Step, iteration_length
 
 
 class Recorder:
@@ -103,9 +103,9 @@ class Recorder:
         self.pauses.begin(start, self.rounds.now)
         self.stall(decoding.keys() - self.decode_open.keys(), start)
 
-    def round_starts(self, start: float, first_end: float, skip, opens: bool = True) -> None:
-        """A decode round starts at `start` (its first iteration ends at `first_end`): the pause under way, if
-        any, ends, and the decoders that start decoding in it open their segment (not `opens`:
+    def round_starts(self, start: float, end: float, repeat: int, skip, opens: bool = True) -> None:
+        """A decode round starts at `start` (`repeat` of them fill [start, end)): the pause under way, if any,
+        ends, and the decoders that start decoding in it open their segment (not `opens`:
         speculative steps are segments of their own, `speculated`)."""
         if self.pauses.since is not None:
             self.pauses.end(start, self.rounds.now)
@@ -117,6 +117,7 @@ class Recorder:
         opening = [i for i in self.starting if i not in skip] if skip else list(self.starting)
         states, decode_open, stalled_since = self.states, self.decode_open, self.stalled_since
         round_now, pauses, made = self.rounds.now, len(self.pauses.ends), self.rounds.made
+        first_end = start + iteration_length(start, end, repeat)  # (their first token)
         for i in opening:
             del self.starting[i]
             if i in stalled_since:

@@ -299,16 +299,15 @@ class Scheduler:
             # Every decoder waits (a prefill-first iteration): no decode round happens, so no lazy count moves.
             recorder.pause(start, decoding)
             return
-        first_end = start + iteration_length(start, end, it.repeat)
         states = self.states
         waiting = (*it.stalled, *it.paused) if it.paused else it.stalled
         if it.accepted:
-            recorder.round_starts(start, first_end, (), opens=False)
-            recorder.speculated(it.accepted, start, end, first_end)
+            recorder.round_starts(start, end, it.repeat, (), opens=False)
+            recorder.speculated(it.accepted, start, end, start + iteration_length(start, end, it.repeat))
             for i, n in it.accepted.items():
                 states[i].made += n
         else:
-            recorder.round_starts(start, first_end, set(waiting) if waiting else ())
+            recorder.round_starts(start, end, it.repeat, set(waiting) if waiting else ())
         for i in waiting:  # held back by the budget or by its client: the round passes it by
             states[i].made -= it.repeat
         self.rounds.advance(it.repeat)
