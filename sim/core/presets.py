@@ -79,12 +79,12 @@ class NanoVllm(Continuous):
         self.decode_step(it, now)
         return self.hand_over(it) if it.decoding else None
 
-    def before_iteration(self, now: float) -> bool:
-        """What happens at a step's start: arrivals, and stops."""
+    def before_iteration(self, now: float) -> tuple[bool, tuple]:
+        """What happens at a step's start: arrivals, and stops (nothing preempts for room, nobody is paused)."""
         self.arrive_until(now)
-        if self.stops:
+        if self.has_stops:
             self.cancel_due(now)
-        return False
+        return False, ()
 
     def prefill_step(self, it: Iteration, now: float) -> None:
         budget, limit, waiting = self.config.token_budget, self.seq_limit, self.queue.order
