@@ -50,9 +50,6 @@ class Sequences:
         # where comparing in place would be an elementwise pass over the whole mask)
         self.causal = (self._arange <= self._arange.unsqueeze(1)).view(row, 1, 1, row)
 
-    def __getitem__(self, i: int) -> torch.Tensor:
-        return self.tokens[i]
-
     def arange(self, n: int) -> torch.Tensor:
         """0, 1, ..., n - 1, sliced from a tensor made once (grown when a batch is longer)."""
         if n > len(self._arange):

@@ -248,7 +248,7 @@ def test_the_real_engine_prefills_exactly_the_templated_bytes(monkeypatch):
 
     def pack(it, cache, sequences, done, device):  # record every prefill chunk's bytes where they go
         for i, first, n in it.prefill:
-            fed[i][first:first + n] = bytes(sequences[i][first:first + n])
+            fed[i][first:first + n] = bytes(sequences.tokens[i][first:first + n])
         return real(it, cache, sequences, done, device)
 
     monkeypatch.setattr(engine_module, "pack", pack)

@@ -31,7 +31,9 @@ def test_a_new_manager_has_every_block_free():
     kv = BlockManager(6, 4)
     assert (kv.num_blocks, kv.block_size, kv.free, kv.used, kv.tables) == (6, 4, 6, 0, {})
     assert (kv.held(0), kv.capacity(0)) == (0, 0)
-    assert kv.can_allocate(6) and not kv.can_allocate(7)
+    with pytest.raises(RuntimeError):  # no more than it holds
+        kv.allocate(0, 7)
+    assert kv.grow_to(0, 24) and not kv.grow_to(1, 1)  # all six blocks, then none left
 
 
 def test_allocate_hands_out_the_lowest_free_ids_in_order():
@@ -41,7 +43,7 @@ def test_allocate_hands_out_the_lowest_free_ids_in_order():
     assert kv.allocate(7, 1) == [5]  # appended to the request's table, in token order
     assert kv.tables == {7: [0, 1, 5], 3: [2, 3, 4]}
     assert (kv.free, kv.used, kv.held(7), kv.capacity(7), kv.held(3)) == (0, 6, 3, 12, 3)
-    assert kv.can_allocate(0) and not kv.can_allocate(1)
+    assert kv.allocate(3, 0) == [] and not kv.grow_to(3, 13)  # nothing left to take
 
 
 def test_allocate_beyond_the_free_blocks_raises_and_takes_nothing():

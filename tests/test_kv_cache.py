@@ -91,3 +91,29 @@ def test_a_request_larger_than_the_whole_cache_is_rejected_at_arrival():
     assert schedule.events == [(1, "reject", 1)]
     assert emitted(schedule) == {"OK": [2], "R": []}
     assert compute(schedule).rejected == 1
+
+
+def test_a_plan_is_a_value_its_block_tables_and_decoders_stay_as_planned():
+    """An Iteration copies what it names: once later iterations have grown, freed and reused blocks and moved
+    requests on, an earlier plan still says what it said when it was planned."""
+    import copy
+
+    from sim.core.config import Policy
+    from sim.core.policies import make_scheduler
+    from tests.scheduler_kit import trace as make_trace
+
+    trace = make_trace(("A", 0, 3, 6), ("B", 0, 2, 5), ("C", 2, 4, 3))
+    scheduler = make_scheduler(Policy(kv_admission="overcommit", preempt="swap"), trace,
+                               Config(8, kv_blocks=4, block_size=2, swap_cost=1))
+    plans, now = [], 0
+    while scheduler.remaining:
+        it = scheduler.plan(now, 1)
+        if it is None:
+            now = scheduler.next_event()
+            continue
+        plans.append((it, copy.deepcopy((it.blocks, list(it.decoding), it.swapped_out, it.swapped_in))))
+        scheduler.commit(it, now, now + 1)
+        now += 1
+    assert len(plans) > 5 and any(it.blocks for it, _ in plans)
+    for it, seen in plans:
+        assert (it.blocks, list(it.decoding), it.swapped_out, it.swapped_in) == seen

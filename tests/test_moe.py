@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from sim.core.config import Config, ConfigError, CostModel
 from sim.core.engine import run, simulate
 from sim.core.moe import MoE
-from sim.core.policies import Continuous, make_scheduler
+from sim.core.policies import make_scheduler
 from sim.report.export import run_json
 from sim.report.metrics import compute
 from sim.trace.generate import Uniform, generate
@@ -160,14 +160,10 @@ def test_routing_is_the_same_merged_or_one_iteration_at_a_time(scenario):
     own give the same schedule, expert loads included (each iteration's routing is seeded by its number)."""
     trace, config, policy = scenario
     merged = simulate(trace, config, policy)
-    single = run(make_scheduler(policy, trace, config, fast=False), max_repeat=1)
+    single = run(make_scheduler(policy, trace, config), max_repeat=1)
     assert run_json(merged, compute(merged)) == run_json(single, compute(single))
     for step in merged.steps:
         assert sum(step.expert_tokens) == (step.prefill_tokens + step.decode_tokens) * config.moe.top_k
-
-
-def test_moe_keeps_the_seed_loop_off_its_fast_path():
-    assert type(make_scheduler("continuous", SEED, Config(8, moe=MIXTRAL))) is Continuous
 
 
 def test_same_trace_and_seed_same_routing():

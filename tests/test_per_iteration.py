@@ -46,7 +46,7 @@ class CheckedRounds:
 
     def __call__(self, *args, **kwargs):
         s = self.scheduler
-        contexts = [s.context(i) for i in s.decoders]
+        contexts = [s.context(i) for i in s.phases.decoding]
         assert s.rounds.context() == sum(contexts)
         if s.rounds.states is not None:
             assert s.rounds.longest() == max(contexts, default=0)
@@ -148,7 +148,7 @@ def test_merged_runs_of_lengthening_iterations_equal_one_iteration_at_a_time(chu
 
         scheduler.plan = counted
         merged = run(scheduler)
-        single = run(make_scheduler(policy, trace, config, fast=False), max_repeat=1)
+        single = run(make_scheduler(policy, trace, config), max_repeat=1)
         merged_json, single_json = run_json(merged, compute(merged)), run_json(single, compute(single))
         assert json.dumps(merged_json) == json.dumps(single_json)  # (floats compared by their repr: bit for bit)
     assert merged_plans > 100

@@ -197,8 +197,8 @@ def test_lpm_falls_back_to_arrival_order_past_128_waiting():
     scheduler = make_scheduler(replace(CACHE, order="lpm"), validate(rows),
                                Config(4, 1, kv_blocks=600, block_size=4, prefix_block=4))
     scheduler.arrive_until(0)
-    scheduler.kv.allocate(999, 1)
-    scheduler.kv.remember(999, [("hash", 2, 0)])  # r1, r3, ... would match one block
+    scheduler.memory.pool.allocate(999, 1)
+    scheduler.memory.pool.remember(999, [("hash", 2, 0)])  # r1, r3, ... would match one block
     scheduler.queue.refresh(0)
     assert scheduler.queue._sorted[:2] == [0, 1]  # 130 waiting: arrival order
     assert len(rows) > 128

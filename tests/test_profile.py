@@ -173,8 +173,8 @@ def test_arrivals_read_on_iterations_are_arrivals_in_ticks(seed, chunk, static):
     trace = generate(15, rate=0.7, prompt=Uniform(1, 12), output=Uniform(1, 9), seed=seed)
     policy = Policy(batching="static") if static else Policy(chunk_size=chunk)
     config = Config(16, max_seqs=4)
-    expected = sim_run(make_scheduler(policy, trace, config, fast=False), max_repeat=1)
-    counted = sim_run(make_scheduler(policy, trace, config, fast=False), arrivals_on_iterations=True)
+    expected = sim_run(make_scheduler(policy, trace, config), max_repeat=1)
+    counted = sim_run(make_scheduler(policy, trace, config), arrivals_on_iterations=True)
     def work(schedule):
         return [(s.iterations, s.prefill_tokens, s.decode_tokens, s.padding_tokens, s.running, s.changes)
                 for s in schedule.steps]

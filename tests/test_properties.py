@@ -64,34 +64,13 @@ def test_same_input_same_schedule(scenario):
 
 @settings(max_examples=150, deadline=None)
 @given(scenarios())
-def test_the_seed_loops_fast_path_and_the_general_steps_agree(scenario):
-    """With no option on, the seed's loop takes sim.core.plain's quicker path; kept off it (the general steps
-    every option takes), the same trace gives the same schedule, merged ticks and one tick at a time alike."""
-    from sim.core.plain import PlainContinuous
-    from sim.core.policies import Continuous
-
+def test_the_seed_loop_merged_and_one_tick_at_a_time_agree(scenario):
+    """With no option on, the seed's loop gives the same schedule merging identical ticks as planning one tick
+    at a time (the one path every option takes)."""
     trace, config, _ = scenario
-    fast, general = make_scheduler("continuous", trace, config), make_scheduler("continuous", trace, config, fast=False)
-    assert (type(fast), type(general)) == (PlainContinuous, Continuous)  # two paths, not one twice
-    a, b = run(fast), run(general)
-    assert run_json(a, compute(a)) == run_json(b, compute(b))
+    a = run(make_scheduler("continuous", trace, config))
     c = run(make_scheduler("continuous", trace, config), max_repeat=1)
-    d = run(make_scheduler("continuous", trace, config, fast=False), max_repeat=1)
-    assert run_json(a, compute(a)) == run_json(c, compute(c)) == run_json(d, compute(d))
-
-
-def test_the_fast_path_is_chosen_only_where_it_applies():
-    """The comparison above is worth something only where the fast path is taken, and it must not be where
-    an option would need the general steps."""
-    from sim.core.plain import PlainContinuous
-
-    trace, config = make_trace(("A", 0, 2, 3)), Config(8)
-    assert type(make_scheduler("continuous", trace, config)) is PlainContinuous
-    for policy, other in ((Policy(chunk_size=2), config), (Policy(), Config(8, kv_blocks=10)),
-                          (Policy(), Config(8, cost=CostModel("linear"))), (Policy(timeout=3), config)):
-        assert type(make_scheduler(policy, trace, other)) is not PlainContinuous
-    cancelled = validate([{"name": "A", "arrival": 0, "prompt": 2, "output": 3, "cancel_at": 1}])
-    assert type(make_scheduler("continuous", cancelled, config)) is not PlainContinuous
+    assert run_json(a, compute(a)) == run_json(c, compute(c))
 
 
 @st.composite
@@ -160,19 +139,15 @@ def prefill_first_scenarios(draw):
 
 @settings(max_examples=150, deadline=None)
 @given(prefill_first_scenarios())
-def test_shared_pauses_write_what_stalling_each_decoder_writes(scenario):
-    """A prefill-first pause is noted once for every decoder (sim.core.request.Pauses), and each decoder's
-    stalls and decodes between pauses are shared, not written one by one: the schedule is the same as when
-    every decoder stalls on its own timeline (make_scheduler(fast=False)), merged ticks and one at a time."""
+def test_prefill_first_pauses_merged_and_one_tick_at_a_time_agree(scenario):
+    """A prefill-first pause is noted once for every decoder (sim.core.request.Pauses): the schedule is the
+    same merging ticks as planning one at a time."""
     trace, config, policy = scenario
-    shared = make_scheduler(policy, trace, config)
-    one_by_one = make_scheduler(policy, trace, config, fast=False)
-    assert (shared.shared_pauses, one_by_one.shared_pauses) == (True, False)
-    a, b = run(shared), run(one_by_one)
-    assert [r.segments for r in a.requests] == [r.segments for r in b.requests]
-    assert run_json(a, compute(a)) == run_json(b, compute(b))
+    a = run(make_scheduler(policy, trace, config))
     c = run(make_scheduler(policy, trace, config), max_repeat=1)
     assert [r.segments for r in a.requests] == [r.segments for r in c.requests]
+    assert run_json(a, compute(a)) == run_json(c, compute(c))
+
 
 def _rows(*rows):
     return validate([dict(zip(("name", "arrival", "prompt", "output", "priority"), row)) for row in rows])
@@ -262,7 +237,7 @@ def test_merged_ticks_equal_one_tick_at_a_time_with_every_option(scenario):
     planning every iteration on its own, gives the same schedule."""
     trace, config, policy = scenario
     merged = simulate(trace, config, policy)
-    single = run(make_scheduler(policy, trace, config, fast=False), max_repeat=1)
+    single = run(make_scheduler(policy, trace, config), max_repeat=1)
     assert run_json(merged, compute(merged)) == run_json(single, compute(single))
 
 

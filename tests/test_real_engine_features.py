@@ -229,7 +229,7 @@ def test_the_scheduler_hands_each_swap_copy_to_the_next_iteration():
     scheduler = make_scheduler(policy, trace, config)
     held, outs, ins, now = {}, [], [], 0
     while scheduler.remaining:
-        before = {i: list(table) for i, table in scheduler.kv.tables.items()}
+        before = {i: list(table) for i, table in scheduler.memory.pool.tables.items()}
         it = scheduler.plan(now, 1)
         if it is None:
             now = scheduler.next_event()
@@ -238,9 +238,9 @@ def test_the_scheduler_hands_each_swap_copy_to_the_next_iteration():
             assert blocks == before.get(i, held.get(i)) and len(blocks) == scheduler.states[i].swapped_blocks
             outs.append(i)
         for i, blocks in dict(it.swapped_in).items():
-            assert blocks == scheduler.kv.tables[i] and len(blocks) == scheduler.states[i].swapped_blocks
+            assert blocks == scheduler.memory.pool.tables[i] and len(blocks) == scheduler.states[i].swapped_blocks
             ins.append(i)
-        held = {i: list(table) for i, table in scheduler.kv.tables.items()}
+        held = {i: list(table) for i, table in scheduler.memory.pool.tables.items()}
         scheduler.commit(it, now, now + 1)
         now += 1
     events = scheduler.schedule.events

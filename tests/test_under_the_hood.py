@@ -4,11 +4,12 @@ from pathlib import Path
 
 import pytest
 
-from sim.core import iteration, policies, request, scheduler
+from sim.core import iteration, memory, policies, recording, request, scheduler, stream
 from ui.strings import STRINGS
 
 ROOT = Path(__file__).resolve().parents[1]
-PLACES = (policies, policies.Continuous, scheduler.Scheduler, iteration, iteration.Iteration, request)
+PLACES = (policies, policies.Continuous, scheduler.Scheduler, iteration, iteration.Iteration, request, memory, recording,
+          stream)
 
 
 def named(text: str) -> list[str]:

@@ -53,8 +53,8 @@ def collector_paused():
 def _run(scheduler: Scheduler, max_repeat: int, arrivals_on_iterations: bool) -> Schedule:
     plan, commit, cost = scheduler.plan, scheduler.commit, scheduler.config.cost
     ticks = cost.kind == "ticks"
-    if cost.reads_context and not arrivals_on_iterations and hasattr(scheduler, "iteration_time"):
-        scheduler.iteration_time = partial(length, scheduler)  # (runs of iterations reading more each round merge)
+    if cost.reads_context and not arrivals_on_iterations and hasattr(scheduler, "time_ahead"):
+        scheduler.time_ahead(partial(length, scheduler))  # (runs of iterations reading more each round merge)
     now, count = 0, 0
     # Iterations with no token-work only wait for swap-ins; more in a row than swaps could need is a bug that
     # must end in an error, never a hang.

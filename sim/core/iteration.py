@@ -13,10 +13,9 @@ from dataclasses import dataclass, field
 
 @dataclass(slots=True, eq=False)
 class Iteration:
-    """One model iteration as planned; `repeat` identical iterations may run back to back."""
-    # Requests that decode: one token each (or a speculative step). When every decoder does, a live view of the
-    # scheduler's decoders (valid until commit): the common plan copies nothing.
-    decoding: Collection[int] = ()
+    """One model iteration as planned; `repeat` identical iterations may run back to back. A value: it holds
+    copies of what it names (lists, block tables as they were when it was planned), never the scheduler's own."""
+    decoding: Collection[int] = ()  # requests that decode: one token each (or a speculative step)
     prefill: list[tuple[int, int, int]] = field(default_factory=list)  # (request, first position, tokens)
     prefill_done: list[int] = field(default_factory=list)  # requests whose prompt this iteration completes
     prefill_emits: Sequence[int] = ()  # of those, the ones whose prefill samples a token
@@ -32,12 +31,14 @@ class Iteration:
     expert_tokens: tuple[int, ...] = ()  # MoE: tokens routed to each expert (sim.core.moe; empty when off)
     repeat: int = 1
     # The ends of its `repeat` iterations, when they differ in length (a latency model whose iterations read more
-    # context each round: sim.core.policies.Continuous.steady_reading); empty when they are alike.
+    # context each round: sim.core.continuous.Continuous.steady_reading); empty when they are alike.
     ends: tuple[float, ...] = ()
-    blocks: dict[int, list[int]] | None = None  # each request's KV block ids in token order (None: no cache)
+    # each request's KV block ids in token order (None: no cache): a copy of the tables (a table grows into a new
+    # list, sim.core.kv, so the copy stays as it was)
+    blocks: dict[int, list[int]] | None = None
     # Swap preemption, for an executor that moves real KV blocks (copying out first: a block freed by a swap-out
     # may be taken again in the same plan): each request swapped out since the last iteration, with the blocks it
-    # held, and each swapping back in, with its new blocks (sim.core.memory).
+    # held, and each swapping back in, with its new blocks (sim.core.memory; copies).
     swapped_out: Mapping[int, list[int]] = ()
     swapped_in: Mapping[int, list[int]] = ()
 

@@ -37,16 +37,18 @@ class BlockManager:
         """Tokens the request's blocks can hold."""
         return self.held(request) * self.block_size
 
-    def can_allocate(self, blocks: int) -> bool:
-        return blocks <= len(self._free)
-
     def allocate(self, request: int, blocks: int) -> list[int]:
-        """Give `request` `blocks` more blocks; the caller checked can_allocate."""
+        """Give `request` `blocks` more blocks; there must be as many free (`free`)."""
         if blocks > len(self._free):
             raise RuntimeError(f"asked for {blocks} blocks with {len(self._free)} free")
         new = [heapq.heappop(self._free) for _ in range(blocks)]
-        self.tables.setdefault(request, []).extend(new)
+        self._extend(request, new)
         return new
+
+    def _extend(self, request: int, new: list[int]) -> None:
+        """A table grows into a new list, never in place: a plan's copy of the tables (Iteration.blocks) stays
+        as it was."""
+        self.tables[request] = self.tables.get(request, []) + new
 
     def grow_to(self, request: int, tokens: int) -> bool:
         """Make the request's blocks hold `tokens` tokens; False (nothing taken) if the pool is short."""
@@ -98,7 +100,7 @@ class PrefixCache(BlockManager):
                 del self.block_of[key]
             self.refs[block] = 1
             new.append(block)
-        self.tables.setdefault(request, []).extend(new)
+        self._extend(request, new)
         return new
 
     def cached(self, keys) -> int:
@@ -112,7 +114,7 @@ class PrefixCache(BlockManager):
 
     def share(self, request: int, keys) -> int:
         """`request` (holding no blocks yet) takes the cached blocks of its leading `keys`; how many."""
-        table = self.tables.setdefault(request, [])
+        table = []
         for key in keys:
             block = self.block_of.get(key)
             if block is None:
@@ -121,6 +123,7 @@ class PrefixCache(BlockManager):
                 del self._order[block]
             self.refs[block] += 1
             table.append(block)
+        self._extend(request, table)
         return len(table)
 
     def remember(self, request: int, keys) -> None:

@@ -13,8 +13,8 @@ from dataclasses import fields, replace
 
 from ..trace.trace import Trace
 from .config import Config, ConfigError, Policy
+from .continuous import Continuous
 from .iteration import Iteration
-from .policies import Continuous
 
 
 class FifoQueue:
@@ -54,13 +54,12 @@ class NanoVllm(Continuous):
        prefilled again), or itself when no other is left.
     Prefix caching is always on (nano-vllm hashes every full block); free blocks are reused oldest first."""
 
-    def __init__(self, trace: Trace, config: Config, policy: Policy, unit: str | None = None,
-                 shared_pauses: bool = True):
+    def __init__(self, trace: Trace, config: Config, policy: Policy, unit: str | None = None):
         if not config.kv_blocks:  # (its prefix cache is its KV cache's blocks)
             raise ConfigError("kv_blocks", "preset_needs_kv", preset=policy.preset)
         super().__init__(trace, config, Policy(prefix_cache=True, stream_credits=policy.stream_credits,
                                                release_paused=policy.release_paused, timeout=policy.timeout),
-                         unit, shared_pauses)
+                         unit)
         self.schedule.options = policy  # (what was asked for: the preset)
         longest = max((r.prompt + r.output - 1 for r in trace.requests), default=0)
         if longest > config.token_budget:  # (nano-vllm asserts max_num_batched_tokens >= max_model_len)
@@ -71,44 +70,49 @@ class NanoVllm(Continuous):
 
     def plan(self, now: float, max_repeat: int = 1, clock: float | None = None) -> Iteration | None:
         self.clock = clock
-        self.arrive_until(now)
-        if self.stops:
-            self.cancel_due(now)
-        it = Iteration(blocks=self.kv.tables)
+        self.before_iteration(now)
+        it = Iteration()
         self.prefill_step(it, now)
         if it.prefill:
-            it.stalled = list(self.decoders)  # a prefill step decodes nobody
-            return it
+            it.stalled = list(self.phases.decoding)  # a prefill step decodes nobody
+            return self.hand_over(it)
         self.decode_step(it, now)
-        return it if it.decoding else None
+        return self.hand_over(it) if it.decoding else None
+
+    def before_iteration(self, now: float) -> tuple[bool, tuple]:
+        """What happens at a step's start: arrivals, and stops (nothing preempts for room, nobody is paused)."""
+        self.arrive_until(now)
+        if self.has_stops:
+            self.cancel_due(now)
+        return False, ()
 
     def prefill_step(self, it: Iteration, now: float) -> None:
         budget, limit, waiting = self.config.token_budget, self.seq_limit, self.queue.order
         while waiting and len(it.prefill) < limit:
             s = self.states[waiting[0]]
-            if s.target > budget or self.blocks_short(s.target):
+            if s.target > budget or self.memory.short(s.target):
                 break
             i = waiting.popleft()
             self.admit(i, now)
-            s.prefilled = self.take_prompt_blocks(i, s.target, now, keep_all=True)
+            s.prefilled = self.memory.take_prompt(i, s.target, now, keep_all=True)
             budget = self.prefill(it, i, s.target - s.prefilled, budget, {})
 
     def decode_step(self, it: Iteration, now: float) -> None:
-        order, decoding, kv = deque(self.running), [], self.kv
+        order, decoding, memory = deque(self.phases.running), [], self.memory
         while order and len(decoding) < self.seq_limit:
             i = order.popleft()
             needed = self.fed(i)
-            while self.blocks_short(needed - kv.capacity(i)) if needed > kv.capacity(i) else False:
+            while memory.short(needed - memory.capacity(i)) if needed > memory.capacity(i) else False:
                 victim = order.pop() if order else i
                 self.preempt(victim, now, requeue=False)
                 self.queue.push_front(victim)
                 if victim == i:
                     break
             else:
-                self.take_blocks(i, needed, now)
+                memory.take(i, needed, now)
                 decoding.append(i)
         it.decoding, it.decode_work, chosen = decoding, len(decoding), set(decoding)
-        it.stalled = [i for i in self.decoders if i not in chosen]
+        it.stalled = [i for i in self.phases.decoding if i not in chosen]
         it.finishing = self.finishing_now(set(it.stalled))
 
 

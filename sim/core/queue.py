@@ -107,16 +107,17 @@ class WaitQueue:
 
     def push(self, request: int, cost: int) -> None:
         self.count += 1
-        self.tree_of(request).set(self.rank[request], cost)
-        if self.sorts:
+        (self.trees[self.group[request]] if self.group else self.tree).set(self.rank[request], cost)
+        if self.aging is not None or self.prefix_found is not None:  # (sorts)
             self.waiting.add(request)
             if self._sorted is not None:  # keep this step's order: re-sort at the time it was made for
                 self.refresh(self._now)
 
     def remove(self, request: int) -> None:
         self.count -= 1
-        self.tree_of(request).set(self.rank[request], NEVER)
-        self.waiting.discard(request)
+        (self.trees[self.group[request]] if self.group else self.tree).set(self.rank[request], NEVER)
+        if self.waiting:
+            self.waiting.discard(request)
 
     @property
     def sorts(self) -> bool:

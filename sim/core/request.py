@@ -1,4 +1,5 @@
-"""One request's scheduling state (RequestState), and its decode progress, counted lazily (DecodeRounds)."""
+"""One request's scheduling state (RequestState), where every request is (Phases, the one table of phases), and
+decode progress, counted lazily (DecodeRounds)."""
 from __future__ import annotations
 
 import heapq
@@ -23,11 +24,9 @@ class RequestState:
     request: Request
     timeline: RequestTimeline
     target: int  # tokens its next prefill processes: the prompt, or prompt + tokens made after a recompute
-    phase: int = WAITING
     prefilled: int = 0  # of `target`
     made: int = 0  # output tokens made when it last started decoding (see DecodeRounds)
-    since: int = 0  # the decode round it last started decoding at
-    decoding: bool = False  # in the decode rounds
+    since: int | None = None  # the decode round it last started decoding at (None: not in the decode rounds)
     last_round: int = -1  # the decode round of its last token (heap entries naming another round are stale)
     block_round: int = -1  # overcommit: the decode round that needs its next block (likewise)
     stop_at: float | None = None  # its cancel, timeout or client's disconnect, the earliest
@@ -52,6 +51,61 @@ class RequestState:
         return self.request.prompt + self.request.output - 1
 
 
+class Phases:
+    """Where every request is: the one table of phases. `of[i]` is request i's phase; with it, for the loops that
+    walk them, the requests holding a batch slot (`running`, in admission order) and, of those, the ones in their
+    prefill (`prefilling`) and the ones decoding (`decoding`, in the order they started). Only these methods move
+    a request, so the three always agree with `of`."""
+    __slots__ = ("of", "running", "prefilling", "decoding")
+
+    def __init__(self, requests: int):
+        self.of = [WAITING] * requests
+        self.running: dict[int, None] = {}
+        self.prefilling: dict[int, None] = {}
+        self.decoding: dict[int, None] = {}
+
+    def admit(self, i: int) -> None:
+        """Request i takes a batch slot to prefill."""
+        self.running[i] = None
+        self.prefilling[i] = None
+        self.of[i] = PREFILL
+
+    def swap_in(self, i: int) -> None:
+        """Swapped-out request i takes a slot while its blocks come back."""
+        self.running[i] = None
+        self.of[i] = SWAP_IN
+
+    def decode(self, i: int) -> None:
+        """Request i decodes from the next decode round on (its prefill done, or its swap-in)."""
+        self.prefilling.pop(i, None)
+        self.decoding[i] = None
+        self.of[i] = DECODE
+
+    def prefilled(self, i: int) -> None:
+        """Request i's prefill is done and made its last token: it finishes in this commit."""
+        del self.prefilling[i]
+
+    def stop_decoding(self, i: int) -> None:
+        del self.decoding[i]
+
+    def leave(self, i: int) -> None:
+        """Request i gives its batch slot back."""
+        del self.running[i]
+        self.prefilling.pop(i, None)
+
+    def wait(self, i: int, phase: int) -> None:
+        """Request i, out of the batch, waits (WAITING: in the queue, to prefill again) or is SWAPPED out."""
+        self.of[i] = phase
+
+    def done(self, i: int, leaves: bool = False) -> None:
+        """Request i is done; `leaves`: it gives its batch slot back too (`leave`)."""
+        self.decoding.pop(i, None)
+        self.of[i] = DONE
+        if leaves:
+            del self.running[i]
+            self.prefilling.pop(i, None)
+
+
 class DecodeRounds:
     """Decode progress, counted lazily: the one trick of the scheduler's bookkeeping, explained here once.
 
@@ -60,7 +114,8 @@ class DecodeRounds:
     rounds are counted once (`now`), and a decoder keeps the round it started decoding at (`since`) and the
     tokens it had made by then (`made`): it has made `made + now - since` tokens. Whatever changes a decoder
     alone adjusts `made`: a round that passes it by (a stall) takes one back, accepted draft tokens add theirs.
-    When it stops decoding (it finishes, is preempted or cancelled) its count is frozen into `made`.
+    When it stops decoding (it finishes, is preempted or cancelled) its count is frozen into `made` (and `since`
+    is None until it decodes again).
 
     The context the decoders read (prompt + tokens made, each) is counted the same way, for latency models whose
     iterations cost more as it grows: `held` sums `prompt + made - since` over the decoders, so together they
@@ -76,19 +131,20 @@ class DecodeRounds:
         self.tallest: list[tuple[int, int]] = []  # heap of (-(prompt + made - since), request); stale entries too
 
     def made(self, state: RequestState) -> int:
-        return state.made + (self.now - state.since if state.decoding else 0)
+        since = state.since
+        return state.made if since is None else state.made + self.now - since
 
     def start(self, state: RequestState) -> None:
-        state.decoding, state.since = True, self.now
+        state.since = self.now
         self.count += 1
-        self.held += state.request.prompt + state.made - state.since
+        self.held += state.request.prompt + state.made - self.now
         if self.states is not None:
-            heapq.heappush(self.tallest, (state.since - state.request.prompt - state.made, state.index))
+            heapq.heappush(self.tallest, (self.now - state.request.prompt - state.made, state.index))
 
     def stop(self, state: RequestState) -> None:
         self.count -= 1
         self.held -= state.request.prompt + state.made - state.since
-        state.made, state.decoding = self.made(state), False
+        state.made, state.since = self.made(state), None
 
     def adjust(self, state: RequestState, tokens: int) -> None:
         """Decoder `state` made `tokens` more than the rounds say (accepted drafts), or fewer (a round passed it
@@ -112,7 +168,7 @@ class DecodeRounds:
         while heap:
             key, i = heap[0]
             s = states[i]
-            if s.decoding and s.since - s.request.prompt - s.made == key:
+            if s.since is not None and s.since - s.request.prompt - s.made == key:
                 return self.now - key
             heapq.heappop(heap)
         return 0
@@ -154,6 +210,9 @@ class Pauses:
         """Write a decode segment opened as (start, tokens made, decode round, pauses ended) and closed at `end`,
         with `made` tokens then: decode pieces, and a stall for each pause between them."""
         start, made_then, round_then, first = opened
+        if not self.ends and self.since is None:  # (no pause yet: one decode)
+            timeline.add("decode", start, end, made - made_then)
+            return
         last = len(self.ends) - 1
         if first <= last:
             stall = self.shared[2 * first]

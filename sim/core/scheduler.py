@@ -1,29 +1,35 @@
-"""The one scheduler's shared machinery: the requests' states, arrivals and rejection, cancellation, the paged
-KV cache and preemption, and recording the timeline. The batching policies (sim.core.policies) decide the
-iterations with it.
+"""The one scheduler's shared machinery: the parts it is made of, and what moves a request from one phase to the
+next. The batching policies (sim.core.continuous, sim.core.static) decide the iterations with it.
 
-An executor drives a scheduler one iteration at a time: `plan(now)` decides the next iteration and does what
-happens at its start (arrivals, cancellations, preemptions, admissions) and returns it as an Iteration (sim.core.
-iteration: the whole plan); the executor runs it, then `commit(iteration, start, end)` records it and moves every
-request on. A plan may say that identical iterations follow (`repeat`), so the simulator runs a stretch of
-identical decode ticks as one event instead of visiting every tick. Decode progress is counted lazily
-(sim.core.request.DecodeRounds), so a decode round costs O(1) however many decode.
+Its parts each own their state and are called with explicit arguments: `phases` (sim.core.request.Phases, the one
+table of where every request is), `queue` (the waiting queue in the policy's order), `memory` (sim.core.memory:
+the KV blocks, growth and swap), `recorder` (sim.core.recording: the timelines and steps), `streams` (sim.core.
+stream: clients' readers and credits) and `stops` (cancels, timeouts, disconnects).
+
+An executor drives a scheduler one iteration at a time: `plan(now)` decides the next iteration and returns it as
+an Iteration (sim.core.iteration: a value, the whole plan); the executor runs it, then `commit(iteration, start,
+end)` records it and moves every request on. A plan may say that identical iterations follow (`repeat`), so the
+simulator runs a stretch of identical decode ticks as one event instead of visiting every tick. Decode progress
+is counted lazily (sim.core.request.DecodeRounds), so a decode round costs O(1) however many decode.
 """
 from __future__ import annotations
 
 import heapq
+import math
 import random
+from collections.abc import Sequence
 
 from ..trace.trace import Trace, check_budget
 from .config import Config, ConfigError, Policy
+from .iteration import Iteration
 from .kv import blocks_for
-from .memory import KVMemory
+from .memory import Memory
 from .queue import NEVER, WaitQueue
-from .recording import Recording
-from .request import DECODE, DONE, PREFILL, RUNNING, STOP_EVENTS, SWAP_IN, SWAPPED, WAITING, DecodeRounds, RequestState
-from .schedule import RequestTimeline, Schedule, Segment
+from .recording import Recorder
+from .request import RUNNING, STOP_EVENTS, SWAP_IN, SWAPPED, WAITING, DecodeRounds, Phases, RequestState
+from .schedule import RequestTimeline, Schedule, Segment, iteration_length
 from .stops import Stops
-from .stream import Streaming
+from .stream import Streams
 
 
 def check_runnable(trace: Trace, config: Config, policy: Policy) -> None:
@@ -38,10 +44,9 @@ def check_runnable(trace: Trace, config: Config, policy: Policy) -> None:
                           budget=config.token_budget)
 
 
-class Scheduler(KVMemory, Recording, Streaming):
-    """State every policy shares; `Continuous` and `Static` (sim.core.policies) decide the iterations. Its KV
-    side (blocks, growth, preemption) is sim.core.memory, its commit side (what a committed iteration records)
-    sim.core.recording."""
+class Scheduler:
+    """The parts every policy shares, and the moves between phases; `Continuous` and `Static` decide the
+    iterations."""
 
     def __init__(self, trace: Trace, config: Config, policy: Policy, unit: str | None = None):
         """`unit` is the time unit of the executor's clock (default: its cost model's, ticks or ms)."""
@@ -54,48 +59,53 @@ class Scheduler(KVMemory, Recording, Streaming):
                             read_rate=config.read_rate if r.read_rate is None else r.read_rate,
                             disconnect_at=r.disconnect_at)
             for r in requests], unit=unit or config.cost.unit, options=policy)
-        self.timelines = self.schedule.requests
-        self.states = [RequestState(i, r, self.timelines[i], r.prompt) for i, r in enumerate(requests)]
+        states = self.states = [RequestState(i, r, self.schedule.requests[i], r.prompt)
+                                for i, r in enumerate(requests)]
         if policy.spec_tokens:
-            for s in self.states:
+            for s in states:
                 s.rng = random.Random(policy.seed * 1_000_003 + s.index)
-        self.stops = Stops(self.states, policy.timeout)
+        self.phases = Phases(len(requests))
+        self.rounds = DecodeRounds(states if config.cost.kind == "profile" else None)
+        self.stops = Stops(states, self.phases, policy.timeout)
         self.quotas = dict(policy.tenant_quotas)
         # Under quotas the queue keeps each quota tenant's requests apart (0: tenants under no quota).
         self.quota_tenants = list(self.quotas)
         self.queue = WaitQueue(requests, policy, [self.quota_tenants.index(r.tenant) + 1 if r.tenant in self.quotas
                                                   else 0 for r in requests] if self.quotas else None)
-        self.rounds = DecodeRounds(self.states if config.cost.kind == "profile" else None)
+        self.memory = Memory(config, policy, states)
+        self.recorder = Recorder(self.schedule, states, self.rounds)
+        self.streams = Streams(policy, states, self.schedule.unit == "tick")
+        self.overcommit = self.memory.overcommit
+        self.kv_cache = bool(config.kv_blocks)  # (the memory holds a block pool)
+        self.caches_prefixes = self.kv_cache and policy.prefix_cache
+        self.swaps = policy.preempt == "swap"
+        self.has_stops = bool(self.stops)  # (no stop is ever added)
+        self.credits = bool(self.streams)  # a client's reads can hold a decoder back
+        self.routes = bool(config.moe.experts)
         self.arrived = 0  # requests[:arrived] have arrived
         self.remaining = len(requests)  # requests not done yet
-        self.running: dict[int, None] = {}  # requests holding a batch slot, in admission order
-        self.prefilling: dict[int, None] = {}  # of those, the ones in their prefill
-        self.decoders: dict[int, None] = {}  # running requests past their prefill
         self.last_tokens: list[tuple[int, int]] = []  # heap (decode round of its last token, request)
         self.prefill_emits = config.first_token == "prefill"
         self.reads_context = config.cost.reads_context
         # The clock arrivals and stops are read on, when it is not the executor's (the real engine: arrivals in
         # iterations, times in ms); each plan is given it.
         self.clock: float | None = None
-        self.init_recording()
-        self.init_memory()
-        self.init_streaming()
         if policy.order == "lpm":
-            self.queue.prefix_found = self.found_prefix
-
-    @property
-    def done(self) -> bool:
-        return self.remaining == 0
+            self.queue.prefix_found = self.memory.found_prefix
 
     def next_arrival(self) -> float | None:
         return self.requests[self.arrived].arrival if self.arrived < len(self.requests) else None
 
     def next_event(self) -> float | None:
-        """When something can next change while nothing runs: an arrival or the end of a swap-in (on the clock
-        arrivals are read on)."""
-        times = [t for t in (self.next_arrival(), self.swap_done[0][0] if self.swap_done else None,
-                             self.held[0][0] if self.held else None) if t is not None]
+        """When something can next change while nothing runs: an arrival, the end of a swap-in or a released
+        request's return (on the clock arrivals are read on)."""
+        times = [t for t in (self.next_arrival(), self.memory.next_swap_end(), self.streams.next_return())
+                 if t is not None]
         return min(times) if times else None
+
+    def next_credit(self) -> float | None:
+        """When the first paused decoder's client will have read enough for another step (None: none waits)."""
+        return self.streams.next_credit(self.phases.decoding) if self.credits else None
 
     def generated(self, i: int) -> int:
         return self.rounds.made(self.states[i])
@@ -107,15 +117,31 @@ class Scheduler(KVMemory, Recording, Streaming):
     def decoders_context(self, decoding) -> int:
         """The context the decoders in `decoding` read, summed (each context(i)): kept by the decode rounds when
         every decoder decodes, so a latency model's iteration costs O(1) to time, not O(decoders)."""
-        if len(decoding) == len(self.decoders):  # (`decoding` is among the decoders)
+        if len(decoding) == len(self.phases.decoding):  # (`decoding` is among the decoders)
             return self.rounds.context()
         return sum(self.context(i) for i in decoding)
 
     def longest_context(self, decoding) -> int:
         """The longest context of a decoder in `decoding` (1 without any), likewise (a profile cost model's)."""
-        if decoding and len(decoding) == len(self.decoders) and self.rounds.states is not None:
+        if decoding and len(decoding) == len(self.phases.decoding) and self.rounds.states is not None:
             return self.rounds.longest()
         return max((self.context(i) for i in decoding), default=1)
+
+    def computed(self, i: int) -> int:
+        """Tokens of request i whose KV is computed: what its prefill got through, else its prompt and every
+        token made but the last (a decode computes the KV of the token it feeds, not of the one it makes)."""
+        s = self.states[i]
+        if s.prefilled < s.target:
+            return s.prefilled
+        return max(s.target, s.prompt + self.generated(i) - 1)
+
+    def fed(self, i: int) -> int:
+        """Tokens of KV decoder i's next round needs: its context (the prompt and every token made, the last one
+        fed in) and the draft tokens it verifies (k, but never past its last token)."""
+        s = self.states[i]
+        made = self.generated(i)
+        drafts = min(self.policy.spec_tokens, max(0, s.request.output - made - 1)) if self.policy.spec_tokens else 0
+        return s.request.prompt + made + drafts
 
     # -- arrivals, rejection, cancellation ----------------------------------------------------------------
     def admission_cost(self, i: int) -> int:
@@ -125,8 +151,7 @@ class Scheduler(KVMemory, Recording, Streaming):
         return 1 if self.policy.chunk_size else min(s.target - s.prefilled, self.config.token_budget)
 
     def never_fits(self, i: int) -> bool:
-        kv = self.kv
-        return kv is not None and blocks_for(self.states[i].peak_kv, kv.block_size) > kv.num_blocks
+        return self.memory.never_fits(self.states[i].peak_kv)
 
     def arrival_clock(self, now: float) -> float:
         return now if self.clock is None else self.clock
@@ -134,36 +159,30 @@ class Scheduler(KVMemory, Recording, Streaming):
     def arrive_until(self, now: float) -> None:
         """Requests that have arrived by now wait, or are rejected if even an empty KV cache could not hold
         them. On a clock of its own (`self.clock`) a request's arrival is recorded as `now`, when it is seen."""
-        requests, clock = self.requests, self.arrival_clock(now)
+        requests, states, phase, clock = self.requests, self.states, self.phases.of, self.arrival_clock(now)
+        push, budget = self.queue.push, 1 if self.policy.chunk_size else self.config.token_budget
         while self.arrived < len(requests) and requests[self.arrived].arrival <= clock:
-            self.arrive(self.arrived, now)
-
-    def arrive(self, i: int, now: float) -> None:
-        """Request i (the next in the trace) arrives: it waits, or is rejected."""
-        s = self.states[i]
-        self.arrived = i + 1
-        if self.clock is not None:
-            s.timeline.arrival = now
-        if s.phase != WAITING:
-            return  # cancelled before it arrived
-        if self.never_fits(i):
-            s.timeline.reject_reason = {"blocks": blocks_for(s.peak_kv, self.kv.block_size),
-                                        "capacity": self.kv.num_blocks}
-            self.end(i, s.timeline.arrival, "rejected", "reject")
-        else:
-            self.queue.push(i, self.admission_cost(i))
+            i = self.arrived
+            s = states[i]
+            self.arrived = i + 1
+            if self.clock is not None:
+                s.timeline.arrival = now
+            if phase[i] != WAITING:
+                continue  # cancelled before it arrived
+            if self.kv_cache and self.never_fits(i):
+                s.timeline.reject_reason = {"blocks": blocks_for(s.peak_kv, self.config.block_size),
+                                            "capacity": self.config.kv_blocks}
+                self.end(i, s.timeline.arrival, "rejected", "reject")
+            else:  # (its admission cost: nothing of its prompt is prefilled yet)
+                push(i, min(s.target, budget))
 
     def end(self, i: int, when: float, reason: str, event: str) -> None:
         """Request i ends without finishing (cancelled or rejected) at `when`, its wait drawn up to then."""
-        s = self.states[i]
-        timeline = s.timeline
-        if s.phase in (WAITING, SWAPPED) and i < self.arrived:
-            since = timeline.segments[-1].end if timeline.segments else timeline.arrival
-            wait = "swapped" if s.phase == SWAPPED else "preempted" if timeline.preemptions else "queued"
-            timeline.add(wait, since, max(since, when), 0)
-        s.phase = DONE
-        timeline.finish_reason = reason
-        self.schedule.events.append((when, event, i))
+        phase, waited = self.phases.of[i], None
+        if phase in (WAITING, SWAPPED) and i < self.arrived:
+            waited = "swapped" if phase == SWAPPED else "preempted" if self.states[i].timeline.preemptions else "queued"
+        self.phases.done(i)
+        self.recorder.ended(i, when, reason, event, waited)
         self.remaining -= 1
 
     def cancel_due(self, now: float) -> None:
@@ -171,35 +190,18 @@ class Scheduler(KVMemory, Recording, Streaming):
         stays for the iteration under way and leaves at its end (what it made then is never delivered). A stop
         read on a clock of its own is recorded when it is seen."""
         for stop, i in self.stops.due(self.arrival_clock(now)):
-            s = self.states[i]
+            s, phase = self.states[i], self.phases.of[i]
             when = stop if self.clock is None else now
             s.timeline.cancel_time = when
-            if self.held_until.pop(i, None) is not None:
-                pass  # released for its client (release_paused): in no queue
-            elif s.phase == WAITING and i < self.arrived:
+            if self.streams.drop(i):
+                pass  # released for its client (release_for_clients): in no queue
+            elif phase == WAITING and i < self.arrived:
                 self.queue.remove(i)
-            elif s.phase == SWAPPED:
-                self.resume.remove(i)
-                heapq.heapify(self.resume)
-            elif s.phase in RUNNING:
+            elif phase == SWAPPED:
+                self.memory.unswap(i)
+            elif phase in RUNNING:
                 self.drop_running(i, now)
             self.end(i, when, s.stop_reason, STOP_EVENTS[s.stop_reason])
-
-    def drop_running(self, i: int, now: float) -> None:
-        """Take running request i out of the batch at `now` (a cancel, or a preemption)."""
-        if i in self.decoders:
-            self.stop_decoding(i, now)
-        self.give_back_slot(i, now)
-
-    def give_back_slot(self, i: int, now: float) -> None:
-        """Running request i, no longer decoding, leaves its slot and frees its blocks (a swap-in under way
-        stops)."""
-        if self.states[i].phase == SWAP_IN:  # its copy back stops: the time it held the slot is drawn
-            self.swap_done = [(t, j) for t, j in self.swap_done if j != i]
-            heapq.heapify(self.swap_done)
-            self.timelines[i].add("swapping", self.timelines[i].segments[-1].end, now, 0)
-        self.exit(i)
-        self.free_blocks(i, now)
 
     # -- membership and decoding ----------------------------------------------------------------------------
     def admit(self, i: int, now: float) -> None:
@@ -211,38 +213,60 @@ class Scheduler(KVMemory, Recording, Streaming):
             timeline.recomputed += s.target  # a recompute prefills prompt + generated tokens again
         elif now > timeline.arrival:
             timeline.segments.append(Segment("queued", timeline.arrival, now, 0))
-        self.enter(i)
-        s.phase = PREFILL
-        self.prefilling[i] = None
-
-    def enter(self, i: int) -> None:
-        """Request i takes a batch slot."""
-        self.running[i] = None
-        self.version += 1
-        self.changes.append(i)
+        self.phases.admit(i)
+        self.recorder.joined(i)
 
     def exit(self, i: int) -> None:
         """Request i gives its batch slot back."""
-        del self.running[i]
-        self.prefilling.pop(i, None)
-        self.version += 1
-        self.changes.append(~i)
+        self.phases.leave(i)
+        self.recorder.left(i)
+
+    def free_blocks(self, i: int, now: float) -> None:
+        """Request i's KV blocks go back to the pool (a prefix cache keeps what they computed findable)."""
+        if self.kv_cache:
+            self.memory.free(i, self.computed(i), now)
+
+    def drop_running(self, i: int, now: float) -> None:
+        """Take running request i out of the batch at `now` (a cancel, or a preemption)."""
+        if i in self.phases.decoding:
+            self.stop_decoding(i, now)
+        self.give_back_slot(i, now)
+
+    def give_back_slot(self, i: int, now: float) -> None:
+        """Running request i, no longer decoding, leaves its slot and frees its blocks (a swap-in under way
+        stops)."""
+        if self.phases.of[i] == SWAP_IN:  # its copy back stops: the time it held the slot is drawn
+            self.memory.stop_swap_in(i)
+            timeline = self.states[i].timeline
+            timeline.add("swapping", timeline.segments[-1].end, now, 0)
+        self.exit(i)
+        self.free_blocks(i, now)
 
     def start_decoding(self, i: int) -> None:
-        s = self.states[i]
-        s.phase = DECODE
-        self.rounds.start(s)
-        self.decoders[i] = self.starting[i] = None
-        self.expect_last(i)
+        s, rounds = self.states[i], self.rounds
+        self.phases.decode(i)
+        rounds.start(s)
+        self.recorder.starts_decoding(i)
+        s.last_round = rounds.now + s.request.output - s.made - 1  # (expect_last, for a decoder just started)
+        heapq.heappush(self.last_tokens, (s.last_round, i))
         if self.overcommit:
             self.watch_growth(i)
 
     def stop_decoding(self, i: int, now: float) -> None:
         """Decoder i leaves the decode rounds at `now` (a cancel, a preemption): its open segment closes."""
-        self.close_decode(i, now)
-        del self.decoders[i]
-        self.starting.pop(i, None)
+        self.recorder.stops_decoding(i, now)
+        self.phases.stop_decoding(i)
         self.rounds.stop(self.states[i])
+
+    def finish(self, i: int, end: float, leaves: bool = False) -> None:
+        """Request i made its last token at `end` (or was stopped during that iteration): it is done; `leaves`:
+        it gives its batch slot back too (`exit`)."""
+        s = self.states[i]
+        self.recorder.finished(i, end, s.stop_at is not None and s.stop_at < end and self.clock is None, leaves)
+        if s.since is not None:  # (in the decode rounds)
+            self.rounds.stop(s)
+        self.phases.done(i, leaves)
+        self.remaining -= 1
 
     def expect_last(self, i: int) -> None:
         """(Re)compute the decode round of decoder i's last token; its earlier heap entry becomes stale."""
@@ -254,12 +278,13 @@ class Scheduler(KVMemory, Recording, Streaming):
         """Decoders whose last token comes from the coming decode round. A heap entry is a decoder's last round
         as of when it was noted: a round that passed it by since (a stall, a pause) only put it off, so an
         entry found due may be early; it is noted again then, as is one `waiting` (not decoding in this
-        round). Entries of decoders that left or were noted again since are stale and skipped."""
-        heap, states, finishing, later = self.last_tokens, self.states, {}, []
+        round). Entries of decoders that left or were noted again since are stale and skipped. (It takes the
+        entries it reads off the heap: it is called once an iteration, as the iteration is planned.)"""
+        heap, states, decoding, finishing, later = self.last_tokens, self.states, self.phases.decoding, {}, []
         while heap and heap[0][0] <= self.rounds.now:
             last, i = heapq.heappop(heap)
             s = states[i]
-            if last != s.last_round or i not in self.decoders:
+            if last != s.last_round or i not in decoding:
                 continue
             if (waiting and i in waiting) or self.rounds.made(s) + 1 < s.request.output:
                 later.append(i)
@@ -271,7 +296,233 @@ class Scheduler(KVMemory, Recording, Streaming):
 
     def rounds_to_next_finish(self) -> int:
         """Decode rounds until the next decoder makes its last token (stale heap entries dropped)."""
-        heap, states = self.last_tokens, self.states
-        while heap and (heap[0][0] != states[heap[0][1]].last_round or heap[0][1] not in self.decoders):
+        heap, states, decoding = self.last_tokens, self.states, self.phases.decoding
+        while heap and (heap[0][0] != states[heap[0][1]].last_round or heap[0][1] not in decoding):
             heapq.heappop(heap)
         return heap[0][0] - self.rounds.now if heap else NEVER
+
+    # -- what a commit does ----------------------------------------------------------------------------------
+    def commit_decodes(self, it: Iteration, start: float, end: float) -> None:
+        """Move the decode round on: lazily for everyone, plus the extra tokens of speculative steps; decoders
+        that did not decode lose the round (and stall), and those that just started open their segment."""
+        if not it.decoding and not it.stalled and not it.paused:
+            return
+        recorder, decoding = self.recorder, self.phases.decoding
+        if not it.decoding and len(it.stalled) == len(decoding):
+            # Every decoder waits (a prefill-first iteration): no decode round happens, so no lazy count moves.
+            recorder.pause(start, decoding)
+            return
+        states = self.states
+        waiting = (*it.stalled, *it.paused) if it.paused else it.stalled
+        if it.accepted:
+            recorder.round_starts(start, end, it.repeat, (), opens=False)
+            recorder.speculated(it.accepted, start, end, start + iteration_length(start, end, it.repeat))
+            for i, n in it.accepted.items():
+                self.rounds.adjust(states[i], n)
+        else:  # (the first of iterations of their own lengths ends at ends[0])
+            recorder.round_starts(start, *((it.ends[0], 1) if it.ends else (end, it.repeat)),
+                                  set(waiting) if waiting else ())
+        for i in waiting:  # held back by the budget or by its client: the round passes it by
+            self.rounds.adjust(states[i], -it.repeat)
+        self.rounds.advance(it.repeat)
+        if it.stalled:
+            recorder.stall(it.stalled, start)  # (the paused were drawn as the iteration was planned)
+        if self.overcommit:
+            for i in (*waiting, *it.accepted):
+                self.watch_growth(i)
+
+    def commit_prefill(self, it: Iteration, start: float, end: float) -> None:
+        """The prefill chunks advance; a completed prefill emits a token in the engine's first-token mode, then
+        the request decodes from the next decode round on."""
+        states = self.states
+        self.recorder.prefills(it.prefill, start, end)
+        for i, _, tokens in it.prefill:
+            states[i].prefilled += tokens
+        for i in it.prefill_emits:
+            states[i].made += 1
+            self.recorder.prefill_emitted(i, end)
+        for i in it.prefill_done:
+            s = states[i]
+            if s.made < s.request.output:
+                self.start_decoding(i)
+            else:
+                self.phases.prefilled(i)
+
+    def record_step(self, it: Iteration, start: float, end: float) -> None:
+        self.recorder.step(it, start, end, len(self.phases.running), self.memory.used if self.kv_cache else None)
+
+    # -- KV growth, preemption and swap ------------------------------------------------------------------------
+    def watch_growth(self, i: int) -> None:
+        """Overcommit: note the decode round whose fed tokens no longer fit request i's blocks."""
+        self.memory.watch(i, self.fed(i), self.rounds.now)
+
+    def grow_due(self, now: float) -> bool:
+        """Before a decode round: decoders whose fed tokens need a new block get one, preempting the victim
+        (maybe themselves) while the pool is short. True if it preempted."""
+        memory, phases, preempted = self.memory, self.phases, False
+        while (i := memory.next_due(self.rounds.now, phases.decoding)) >= 0:
+            needed = self.fed(i)
+            while not memory.take(i, needed, now):
+                # A request swapping back in holds blocks too: it can go out again.
+                among = [j for j in phases.running if phases.of[j] in RUNNING]
+                if self.policy.preemptive_priority:  # never push out a better class: it would push back
+                    among = [j for j in among if self.requests[j].priority >= self.requests[i].priority]
+                victim = self.victim(among)
+                self.preempt(victim, now)
+                preempted = True
+                if victim == i:
+                    break
+            else:
+                self.watch_growth(i)
+        return preempted
+
+    def victim(self, among: list[int]) -> int:
+        """The running request to preempt: the latest arrival, the lowest priority (then the latest), or the last
+        admitted. With preemptive priority always the lowest class first: a better class pushed out would push
+        back at once."""
+        if self.policy.victim == "lowest-priority" or self.policy.preemptive_priority:
+            return max(among, key=lambda j: (self.requests[j].priority, j))
+        if self.policy.victim == "newest":
+            return among[-1]  # (`among` is in admission order)
+        return max(among)
+
+    def preempt(self, i: int, now: float, recompute: bool = False, requeue: bool = True) -> None:
+        """Evict running request i: recompute (drop its KV and wait in the queue, at its place in the policy's
+        order, to prefill prompt + generated again) or swap (its blocks go to host memory; it comes back, before
+        any waiting request, without recomputing). Without `requeue` the caller says when it may come back."""
+        s, memory = self.states[i], self.memory
+        swap = (self.policy.preempt == "swap" and (i in self.phases.decoding or self.phases.of[i] == SWAP_IN)
+                and not recompute)
+        held = memory.held(i)
+        table = memory.table(i) if swap and self.kv_cache else None
+        self.drop_running(i, now)
+        s.timeline.preemptions += 1
+        if swap:
+            memory.swap_out(i, table, held)
+            self.phases.wait(i, SWAPPED)
+            s.timeline.swapped_blocks += held
+            self.recorder.event(now, "swap_out", i)
+            if requeue:
+                memory.wait_swapped(i)
+        else:
+            self.phases.wait(i, WAITING)
+            s.target, s.prefilled = s.prompt + s.made, 0
+            self.recorder.event(now, "preempt", i)
+            if requeue:
+                self.queue.push(i, self.admission_cost(i))
+
+    def swap_in(self, i: int, now: float) -> None:
+        """The next swapped-out request takes its slot and blocks back; the copy takes `swap_cost` time."""
+        timeline = self.states[i].timeline
+        timeline.add("swapped", timeline.segments[-1].end, now, 0)
+        self.phases.swap_in(i)
+        self.recorder.joined(i)
+        self.memory.swap_in(i, now, self.config.swap_cost)
+        self.recorder.event(now, "swap_in", i)
+
+    def swap_ins_done(self, now: float) -> None:
+        for i in self.memory.swaps_done(now):
+            timeline = self.states[i].timeline
+            timeline.add("swapping", timeline.segments[-1].end, now, 0)  # it held its slot until this plan
+            self.start_decoding(i)
+
+    # -- streaming: clients out of credit ------------------------------------------------------------------
+    def pause_for_clients(self, now: float) -> Sequence[int]:
+        """With credits, decoders out of credit are paused from `now` on (or released); those paused. The pause
+        is drawn at once: when every decoder is paused, nothing runs until a client has read enough."""
+        paused = self.streams.out_of_credit(self.phases.decoding, now)
+        if paused and self.policy.release_paused:
+            self.release_for_clients(paused, now)
+        elif paused:
+            self.recorder.stall(paused, now, "paused")
+            return paused
+        return ()
+
+    def release_for_clients(self, paused: list[int], now: float) -> None:
+        """release_paused: a decoder out of credit gives its slot and blocks up (preempted as the policy
+        preempts) and waits, out of the queue, until its client has read enough; then it queues again."""
+        for i in paused:
+            self.preempt(i, now, requeue=False)
+            self.streams.hold(i)
+
+    def held_back_due(self, now: float) -> None:
+        """Released requests whose client has read enough go back: swapped out ones to the swap-in queue, the
+        others to the waiting queue (to prefill again)."""
+        for i in self.streams.due(now):
+            if self.phases.of[i] == SWAPPED:
+                self.memory.wait_swapped(i)
+            else:
+                self.queue.push(i, self.admission_cost(i))
+
+    # -- what a plan needs to know of the options -----------------------------------------------------------
+    def hand_over(self, it: Iteration) -> Iteration:
+        """The plan as an executor gets it: with copies of the block tables and of the swaps' block copies."""
+        if self.kv_cache:
+            it.blocks = self.memory.tables()
+            if self.swaps:
+                it.swapped_out, it.swapped_in = self.memory.hand_copies()
+        return it
+
+    def route(self, it: Iteration) -> None:
+        """MoE: the iteration's tokens (prefill and decode work, not padding) routed to the experts, seeded by
+        the iteration's index (sim.core.moe)."""
+        if self.routes:
+            it.expert_tokens = self.config.moe.route(it.prefill_tokens + it.decode_work, self.recorder.iterations)
+
+    def graph_padding(self, batch: int) -> int:
+        """Slots that pad a decode batch of `batch` up to the next captured size (0 above the largest)."""
+        if not self.policy.graph_buckets:
+            return 0
+        bucket = next((b for b in self.policy.graph_buckets if b >= batch), None)
+        return 0 if bucket is None or batch == 0 else bucket - batch
+
+    def speculate(self, decoding) -> tuple[dict[int, int], list[int]]:
+        """Draft tokens the target model accepts this step, per decoder: each of k is accepted with probability
+        p until the first rejection (one draw per step from the request's own seeded stream), never past its last
+        token; and the decoders whose step makes their last token."""
+        k, p, made = self.policy.spec_tokens, self.policy.spec_accept, self.rounds.made
+        accepted, finishing = {}, []
+        for i in decoding:
+            s = self.states[i]
+            left = s.request.output - made(s) - 1  # tokens still to make after the step's own
+            n, rng = 0, s.rng
+            while n < k and rng.random() < p:
+                n += 1
+            accepted[i] = n = min(n, left)
+            if n == left:
+                finishing.append(i)
+        return accepted, finishing
+
+    def settle(self, it: Iteration, accepted: dict[int, int]) -> None:
+        """An executor that verifies the drafts itself (the real engine) replaces the plan's draws with the
+        drafts each decoder accepted, before it commits `it`; the decoders whose step makes their last token are
+        found again (a prefill's sampled last token stays). The simulator's executor keeps the draws."""
+        made, k, finishing = self.rounds.made, self.policy.spec_tokens, []
+        for i in it.decoding:
+            s = self.states[i]
+            left, n = s.request.output - made(s) - 1, accepted.get(i, 0)
+            if not 0 <= n <= min(k, left):
+                raise ValueError(f"request {i}: {n} drafts accepted, of at most {min(k, left)}")
+            if n == left:
+                finishing.append(i)
+        it.finishing = finishing + [i for i in it.finishing if i not in it.accepted]
+        it.accepted = {i: accepted.get(i, 0) for i in it.decoding}
+
+    def steps_until(self, when: float, now: float, length: float) -> int:
+        """Iterations of `length` starting before `when` (from `now`)."""
+        return max(1, math.ceil((when - now) / length))
+
+    def steady_limit(self, now: float, length: float, repeat: int) -> int:
+        """`repeat` identical iterations of `length`, cut at the first boundary from a stop (a waiting request
+        leaves then, a running one at the boundary after it), from the end of a swap-in, or from a released
+        request's return."""
+        if self.has_stops:
+            stop = self.stops.next_stop()
+            if stop is not None:
+                repeat = min(repeat, self.steps_until(stop, now, length))
+        if self.swaps and (swapped := self.memory.next_swap_end()) is not None:
+            repeat = min(repeat, self.steps_until(swapped, now, length))
+        if self.credits and (back := self.streams.next_return()) is not None:  # a released request comes back
+            repeat = min(repeat, self.steps_until(back, now, length))
+        return max(1, repeat)
+

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import heapq
 
-from .request import DONE, RUNNING, RequestState
+from .request import DONE, RUNNING, Phases, RequestState
 
 
 class Stops:
-    def __init__(self, states: list[RequestState], timeout: int | None):
-        self.states = states
+    def __init__(self, states: list[RequestState], phases: Phases, timeout: int | None):
+        self.phase = phases.of  # (read only: whether a request is done, or running)
         self.heap: list[tuple[float, int]] = []  # (stop time, request)
         for s in states:
             r = s.request
@@ -33,10 +33,10 @@ class Stops:
         due, held_back = [], []
         while heap and heap[0][0] <= clock:
             entry = heapq.heappop(heap)
-            s = self.states[entry[1]]
-            if s.phase == DONE:
+            phase = self.phase[entry[1]]
+            if phase == DONE:
                 continue
-            (held_back if s.phase in RUNNING and entry[0] == clock else due).append(entry)
+            (held_back if phase in RUNNING and entry[0] == clock else due).append(entry)
         for entry in held_back:
             heapq.heappush(heap, entry)
         return due
@@ -45,6 +45,6 @@ class Stops:
         """The earliest stop of a request not done yet: a run of identical iterations must not pass it (a
         running request leaves at the first boundary after it; a waiting one leaving may unblock the queue)."""
         heap = self.heap
-        while heap and self.states[heap[0][1]].phase == DONE:
+        while heap and self.phase[heap[0][1]] == DONE:
             heapq.heappop(heap)
         return heap[0][0] if heap else None

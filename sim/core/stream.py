@@ -1,6 +1,7 @@
-"""Streaming to clients: each request's tokens go to a client that reads them at its own pace (a Reader), and
-bounded output credits (backpressure): a request may hold at most `stream_credits` tokens made but not yet
-read, and with no credit left it does not decode (it is paused, holding its slot and KV blocks).
+"""Streaming to clients, a part of the scheduler with its own state (Streams): each request's tokens go to a
+client that reads them at its own pace (a Reader), and bounded output credits (backpressure): a request may hold
+at most `stream_credits` tokens made but not yet read, and with no credit left it does not decode (it is paused,
+holding its slot and KV blocks).
 
 A client reads its tokens in order at `rate` tokens a time unit, as a fluid: while it has tokens to read it
 reads `rate` of them a time unit; a token counts as sent once it is read whole. Tokens arrive only when an
@@ -14,7 +15,9 @@ import heapq
 import math
 from collections.abc import Iterable
 
-from .request import SWAPPED
+from .config import Policy
+from .iteration import Iteration
+from .request import RequestState
 
 _WHOLE = 1e-9  # a read count within this of a whole token has read it (float rates such as 0.1 a tick)
 
@@ -84,72 +87,69 @@ def sent_by(emitted: Iterable[float], rate: float | None, until: float | None) -
     return reader.sent(until)
 
 
-class Streaming:
-    """The streaming side of the Scheduler (its state is the Scheduler's): readers, credits, paused requests."""
+class Streams:
+    """The streaming part of the scheduler, with its own state: a Reader for each request whose client reads at a
+    rate, when credits bound what it may hold unread (without credits a slow client changes nothing in the
+    schedule: what it read is worked out afterwards), and the requests released for their client (`held`)."""
 
-    def init_streaming(self) -> None:
-        """A Reader for each request whose client reads at a rate, when credits bound what it may hold unread
-        (without credits a slow client changes nothing in the schedule: what it read is worked out afterwards)."""
+    def __init__(self, policy: Policy, states: list[RequestState], ticks: bool):
+        """`ticks`: the clock is in whole ticks (a released request comes back at an iteration boundary)."""
+        self.credits, self.step = policy.stream_credits, 1 + policy.spec_tokens
+        self.ticks = ticks
         self.readers: dict[int, Reader] = {}
-        if self.policy.stream_credits is not None:
-            for s in self.states:
+        if self.credits is not None:
+            for s in states:
                 rate = s.timeline.read_rate
                 if rate is not None:
                     self.readers[s.index] = Reader(rate)
-        self.held: list[tuple[float, int]] = []  # release_paused: heap (when its client has room again, request)
+        self.held: list[tuple[float, int]] = []  # heap (when its client has room again, request)
         self.held_until: dict[int, float] = {}  # the requests in `held`
 
-    def out_of_credit(self, now: float) -> list[int]:
+    def __bool__(self) -> bool:
+        return bool(self.readers)
+
+    def out_of_credit(self, decoding: dict, now: float) -> list[int]:
         """Decoders whose client has not read enough for another step: with `unread + tokens a step can make >
         credits` they wait."""
-        room, readers = self.policy.stream_credits - 1 - self.policy.spec_tokens, self.readers
-        return [i for i in self.decoders if i in readers and readers[i].over(now, room)]
+        room, readers = self.credits - self.step, self.readers
+        return [i for i in decoding if i in readers and readers[i].over(now, room)]
 
-    def streaming(self) -> bool:
+    def streaming(self, decoding: dict) -> bool:
         """Whether a decoder's client may run out of credit: then every iteration is planned on its own."""
-        return bool(self.readers) and not self.readers.keys().isdisjoint(self.decoders)
+        return not self.readers.keys().isdisjoint(decoding)
 
-    def pause_for_clients(self, it, now: float) -> None:
-        """Step 1's first part, with credits: decoders out of credit are paused from `now` on (or released). The
-        pause is drawn at once: when every decoder is paused, nothing runs until a client has read enough."""
-        paused = self.out_of_credit(now)
-        if paused and self.policy.release_paused:
-            self.release(paused, now)
-        elif paused:
-            it.paused = paused
-            self.stall(paused, now, "paused")
-
-    def next_credit(self) -> float | None:
+    def next_credit(self, decoding: dict) -> float | None:
         """When the first paused decoder's client will have read enough for another step (None: none waits)."""
-        credits, step = self.policy.stream_credits, 1 + self.policy.spec_tokens
-        times = [self.readers[i].credit_back(credits, step) for i in self.decoders
-                 if i in self.readers and self.readers[i].unread(self.readers[i].at) + step > credits]
+        credits, step, readers = self.credits, self.step, self.readers
+        times = [readers[i].credit_back(credits, step) for i in decoding
+                 if i in readers and readers[i].unread(readers[i].at) + step > credits]
         return min(times, default=None)
 
-    def release(self, paused: list[int], now: float) -> None:
-        """release_paused: a decoder out of credit gives its slot and blocks up (preempted as the policy
-        preempts) and waits, out of the queue, until its client has read enough; then it queues again."""
-        for i in paused:
-            self.preempt(i, now, requeue=False)
-            until = self.readers[i].credit_back(self.policy.stream_credits, 1 + self.policy.spec_tokens)
-            if self.schedule.unit == "tick":
-                until = math.ceil(until)  # (it comes back at an iteration boundary)
-            heapq.heappush(self.held, (until, i))
-            self.held_until[i] = until
+    def hold(self, i: int) -> None:
+        """Request i, released (release_paused), waits out of every queue until its client has read enough."""
+        until = self.readers[i].credit_back(self.credits, self.step)
+        if self.ticks:
+            until = math.ceil(until)  # (it comes back at an iteration boundary)
+        heapq.heappush(self.held, (until, i))
+        self.held_until[i] = until
 
-    def held_back_due(self, now: float) -> None:
-        """Released requests whose client has read enough go back: swapped out ones to the swap-in queue, the
-        others to the waiting queue (to prefill again)."""
+    def drop(self, i: int) -> bool:
+        """Request i was stopped: whether it was held (then it is in no queue)."""
+        return self.held_until.pop(i, None) is not None
+
+    def due(self, now: float) -> list[int]:
+        """Released requests whose client has read enough by `now`: they go back."""
+        due = []
         while self.held and self.held[0][0] <= now:
             _, i = heapq.heappop(self.held)
-            if self.held_until.pop(i, None) is None:
-                continue  # stopped while held
-            if self.states[i].phase == SWAPPED:
-                heapq.heappush(self.resume, i)
-            else:
-                self.queue.push(i, self.admission_cost(i))
+            if self.held_until.pop(i, None) is not None:  # (else: stopped while held)
+                due.append(i)
+        return due
 
-    def stream_tokens(self, it, end: float) -> None:
+    def next_return(self) -> float | None:
+        return self.held[0][0] if self.held else None
+
+    def emit(self, it: Iteration, end: float) -> None:
         """The tokens an iteration emitted reach their clients at `end`."""
         readers, accepted = self.readers, it.accepted
         for i in it.decoding:

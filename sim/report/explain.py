@@ -52,8 +52,3 @@ def tick_facts(schedule: Schedule, tick: int) -> TickFacts:
     work = (step.prefill_tokens, step.decode_tokens, step.padding_tokens) if step else (0, 0, 0)
     return TickFacts(tick, tuple(arrived), tuple(admitted), tuple(prefilling), tuple(decoding), tuple(finishing),
                      tuple(padding), tuple(waiting), *work, schedule.config.token_budget)
-
-
-def all_ticks(schedule: Schedule) -> list[TickFacts]:
-    """Facts for every tick up to the makespan (for small, classroom-sized schedules)."""
-    return [tick_facts(schedule, t) for t in range(int(schedule.makespan))]
