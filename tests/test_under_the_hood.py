@@ -4,12 +4,12 @@ from pathlib import Path
 
 import pytest
 
-from sim.core import iteration, memory, policies, recording, request, scheduler, stream
+from sim.core import continuous, iteration, memory, policies, recording, request, scheduler, static, stream
 from ui.strings import STRINGS
 
 ROOT = Path(__file__).resolve().parents[1]
-PLACES = (policies, policies.Continuous, scheduler.Scheduler, iteration, iteration.Iteration, request, memory, recording,
-          stream)
+PLACES = (policies, continuous, continuous.Continuous, static, scheduler.Scheduler, iteration, iteration.Iteration,
+          request, memory, recording, stream)
 
 
 def named(text: str) -> list[str]:
