@@ -502,10 +502,12 @@ def test_prompts_over_the_budget_matter_only_to_a_policy_without_chunked_prefill
 def test_the_lab_settings_are_configs_fields_and_round_trip():
     from dataclasses import fields
 
+    from sim.codec import flat
     from sim.core.config import SLO, ConfigError, CostModel
-    from ui.lab_state import LabSettings, flat
+    from ui.lab_state import LabSettings
     names = [f.name for f in fields(LabSettings)]
     assert names == [*flat(Config()), "policy_a", "policy_b"]  # one field a Config field, nested ones flattened
+    assert LabSettings().max_seqs == 0 and LabSettings().slo_ttft == 0.0  # Config's None as its widget shows it
     assert LabSettings() == LabSettings.of(Config(), Policy(batching="static"), Policy())
     config = Config(16, 4, "prefill", SLO(ttft=5.0, e2e=40.0), kv_blocks=32, block_size=8, swap_cost=3,
                     cost=CostModel("linear", c0=2.0, c_prefill=0.25, c_decode=0.5, c_attn=0.01))
@@ -519,20 +521,20 @@ def test_the_lab_settings_are_configs_fields_and_round_trip():
 def test_the_policy_form_is_made_from_policys_fields_and_round_trips():
     from dataclasses import fields
 
+    from sim.codec import flat, shown, typed
     from sim.core.config import ConfigError
-    from ui.lab_state import policy_value, policy_widget_values
     from ui.policy_form import OPTIONS
     assert sorted(OPTIONS) == sorted(f.name for f in fields(Policy) if f.name != "batching")
     policy = Policy(order="aging", aging_rate=2.5, preemptive_priority=True, tenant_quotas=(("vip", 0.5), ("f", 0.25)),
                     chunk_size=3, mixing="prefill-first", kv_admission="overcommit", preempt="swap",
                     victim="lowest-priority", timeout=9, graph_buckets=(1, 2, 8), spec_tokens=2, spec_accept=0.5,
                     seed=7)
-    shown = policy_widget_values(policy)
-    assert shown["tenant_quotas"] == "vip=0.5, f=0.25" and shown["graph_buckets"] == "1, 2, 8"
-    assert Policy(**{name: policy_value(name, value) for name, value in shown.items()}) == policy
-    assert policy_widget_values(Policy())["chunk_size"] == 0 and policy_value("chunk_size", 0) is None
+    widgets = {name: shown(name, value) for name, value in flat(policy).items()}
+    assert widgets["tenant_quotas"] == "vip=0.5, f=0.25" and widgets["graph_buckets"] == "1, 2, 8"
+    assert Policy(**{name: typed(name, value) for name, value in widgets.items()}) == policy
+    assert shown("chunk_size", Policy().chunk_size) == 0 and typed("chunk_size", 0) is None
     with pytest.raises(ConfigError) as error:
-        policy_value("graph_buckets", "1, two")
+        typed("graph_buckets", "1, two")
     assert error.value.field == "graph_buckets"
 
 

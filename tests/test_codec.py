@@ -138,3 +138,30 @@ def test_a_link_from_before_a_field_was_added_takes_its_default():
     old["config"]["cost"]["c_tokens"] = 1.0  # a misspelt field is not dropped: the link is refused
     with pytest.raises(ScenarioError, match="unknown setting 'cost.c_tokens'"):
         decode(link(old))
+
+
+def run_options(*flags: str):
+    from sim.options import Parser, add_run_options
+    parser = Parser()
+    add_run_options(parser)
+    return parser, parser.parse_args(["--trace", "t.csv", "--token-budget", "16", *flags])
+
+
+def test_each_command_line_option_is_the_setting_of_its_name_and_defaults_to_the_dataclasses():
+    from sim.options import config_and_policy
+    parser, args = run_options()
+    assert config_and_policy(args) == (Config(16), Policy())
+    dests = {action.dest for action in parser._actions}
+    profile_only = {"c_token", "c_seq", "c_key", "c_cell", "source"}  # set by --cost-profile, from its file
+    assert set(codec.names(Config)) - profile_only <= dests and set(codec.names(Policy)) <= dests
+    _, args = run_options(
+        "--max-seqs", "4", "--first-token", "prefill", "--slo-ttft", "5", "--kv-blocks", "32", "--block-size", "8",
+        "--swap-cost", "3", "--read-rate", "2", "--prefix-block", "64", "--cost-model", "linear", "--c0", "2",
+        "--moe-experts", "4", "--moe-seed", "2", "--policy", "continuous", "--order", "sjf", "--sjf-key", "output",
+        "--chunk-size", "4", "--tenant-quota", "vip=0.5", "--tenant-quota", "free=0.25", "--graph-buckets", "1,2",
+        "--spec-tokens", "1", "--stream-credits", "4", "--release-paused", "--prefix-cache")
+    assert config_and_policy(args) == (
+        Config(16, 4, "prefill", SLO(ttft=5.0), kv_blocks=32, block_size=8, swap_cost=3, read_rate=2.0,
+               prefix_block=64, cost=CostModel("linear", c0=2.0), moe=MoE(experts=4, seed=2)),
+        Policy(order="sjf", sjf_key="output", chunk_size=4, tenant_quotas=(("vip", 0.5), ("free", 0.25)),
+               graph_buckets=(1, 2), spec_tokens=1, stream_credits=4, release_paused=True, prefix_cache=True))

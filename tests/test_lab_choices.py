@@ -6,6 +6,7 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
+from sim import codec
 from sim.core.config import Config, CostModel, Policy
 from sim.core.engine import simulate
 from sim.core.kv import blocks_for
@@ -93,7 +94,7 @@ def test_the_options_a_preset_sets_show_its_values_and_the_policy_keeps_none_of_
     at.selectbox(key="w_lab_policy_b_preset").set_value("sglang").run()
     budget = at.session_state["lab_settings"].token_budget
     for name, value in decided("sglang", budget).items():
-        shown = lab_state.widget_value(name, value)
+        shown = codec.shown(name, value)
         widget = at.get("selectbox") + at.get("checkbox") + at.get("number_input")
         found = [w for w in widget if w.key == f"w_lab_policy_b_{name}_by_sglang_{shown}"]
         assert len(found) == 1 and found[0].value == shown and found[0].disabled, name

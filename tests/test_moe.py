@@ -211,7 +211,8 @@ def test_cli_bad_moe_flags_give_one_line(tmp_path, flags, says):
 
 
 def test_the_lab_settings_carry_moe_and_a_link_keeps_it():
-    from ui.lab_state import LabSettings, flat
+    from sim.codec import flat
+    from ui.lab_state import LabSettings
     from ui.scenario import Scenario, decode, encode
 
     config = Config(8, moe=replace(MIXTRAL, c_expert=0.3, seed=4))

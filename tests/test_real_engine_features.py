@@ -437,16 +437,17 @@ def test_the_cli_reports_what_the_prefix_cache_found(tmp_path):
 # -- the page ------------------------------------------------------------------------------------------------------
 
 def test_the_real_model_page_shows_speculation_swaps_and_graphs():
+    from sim import codec
     from tests.test_app import open_page
-    from ui.lab_state import WIDGET, policy_widget_values
+    from ui.lab_state import WIDGET
 
     at = open_page("pages/real_model.py")
     chosen = {"a": Policy(spec_tokens=2),
               "b": Policy(kv_admission="overcommit", preempt="swap", graph_buckets=(2, 4, 8))}
     for side, policy in chosen.items():  # the policy and its form's widgets, as a scenario sets them
         at.session_state[f"rm_policy_{side}"] = policy
-        for name, value in {**policy_widget_values(policy), "batching": policy.batching}.items():
-            at.session_state[f"{WIDGET}rm_policy_{side}_{name}"] = value
+        for name, value in codec.flat(policy).items():
+            at.session_state[f"{WIDGET}rm_policy_{side}_{name}"] = codec.shown(name, value)
     at.run()
     at.number_input(key="rm_kv_blocks").set_value(100).run()
     at.button(key="rm_run").click().run(timeout=300)

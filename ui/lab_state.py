@@ -2,14 +2,14 @@
 uploads, the worked example and share links."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import field, make_dataclass
 
 import pandas as pd
 import streamlit as st
 
-from sim.core.config import COST_MODELS, FIRST_TOKEN_MODES, SLO, Config, ConfigError, CostModel, Policy
+from sim import codec
+from sim.core.config import COST_MODELS, FIRST_TOKEN_MODES, Config, ConfigError, Policy
 from sim.core.kv import blocks_for
-from sim.core.moe import MoE
 from sim.core.policies import make_scheduler
 from sim.core.presets import caches_prefixes
 from sim.trace.trace import REQUIRED, SEED_CSV, TEXT_COLUMNS, Trace, TraceError, check_budget, read_csv, validate
@@ -25,84 +25,35 @@ WIDGET = "w_"  # widgets show a setting under WIDGET + its key and copy their va
 SETTINGS_KEY = "lab_settings"  # the lab's LabSettings: budgets, cache, cost model and both policies
 
 
-@dataclass(slots=True)
-class LabSettings:
-    """The lab's settings as its forms hold them: a Config's fields flattened (slo_ttft for config.slo.ttft,
-    cost_kind, c0..c_cell and source for config.cost, moe_experts..moe_seed for config.moe; 0 for "none"), kept as
-    typed until config() checks them, and the policies A and B. The field list is Config's own (a test holds it to
-    `flat(Config())`)."""
-    token_budget: int = 8
-    max_seqs: int = 0
-    first_token: str = "decode"
-    slo_ttft: float = 0.0
-    slo_tpot: float = 0.0
-    slo_e2e: float = 0.0
-    kv_blocks: int = 0
-    block_size: int = 4
-    swap_cost: int = 2
-    read_rate: float = 0.0
-    prefix_block: int = 512
-    cost_kind: str = "ticks"
-    c0: float = 8.0
-    c_prefill: float = 0.1
-    c_decode: float = 0.5
-    c_attn: float = 0.002
-    c_token: float = 0.0
-    c_seq: float = 0.0
-    c_key: float = 0.0
-    c_cell: float = 0.0
-    source: str = ""
-    moe_experts: int = 0
-    moe_top_k: int = 2
-    moe_skew: float = 0.0
-    moe_devices: int = 1
-    moe_c_expert: float = 0.1
-    moe_c_a2a: float = 0.01
-    moe_seed: int = 0
-    policy_a: Policy = field(default_factory=lambda: Policy(batching="static"))
-    policy_b: Policy = field(default_factory=Policy)
+class _LabSettings:
+    """The lab's settings as its forms hold them: each of Config's settings by its flat name (sim.codec: slo_ttft
+    for config.slo.ttft, cost_kind and c0..c_cell for config.cost, moe_experts..moe_seed for config.moe), as its
+    widget shows it (0 for "none"), from Config's own default, kept as typed until config() checks them; and the
+    policies A and B."""
+    __slots__ = ()
 
     @classmethod
     def of(cls, config: Config, policy_a: Policy, policy_b: Policy) -> LabSettings:
-        return cls(**flat(config), policy_a=policy_a, policy_b=policy_b)
+        return cls(**{name: codec.shown(name, value) for name, value in codec.flat(config).items()},
+                   policy_a=policy_a, policy_b=policy_b)
 
     def config(self) -> Config:
         """The Config of these settings (raises ConfigError naming a bad field)."""
-        slo = SLO(**{f.name: getattr(self, f"slo_{f.name}") or None for f in fields(SLO)})
-        cost = CostModel(**{f.name: self.cost_kind if f.name == "kind" else self.source if f.name == "source"
-                            else float(getattr(self, f.name)) for f in fields(CostModel)})
-        moe = MoE(**{f.name: _integral(getattr(self, f"moe_{f.name}")) for f in fields(MoE)})
-        plain = {}
-        for f in fields(Config):
-            if f.name not in ("slo", "cost", "moe"):
-                value = getattr(self, f.name)
-                if isinstance(value, float) and value.is_integer():
-                    value = int(value)
-                plain[f.name] = None if f.default is None and not value else value  # 0: no limit
-        return Config(**plain, slo=slo, cost=cost, moe=moe)
+        return codec.build(Config, {name: codec.typed(name, getattr(self, name)) for name in codec.names(Config)})
 
 
-def _integral(value: object) -> object:
-    """A widget's 2.0 as 2, for the fields that take whole numbers (2.5 stays, for the check to name)."""
-    return int(value) if isinstance(value, float) and value.is_integer() else value
+def _shown_default(name: str) -> object:
+    return codec.shown(name, codec.LEAVES[name].default)
 
 
-def flat(config: Config) -> dict[str, object]:
-    """A Config's fields as the forms show them: nested ones by name (slo_ttft, cost_kind, c0), None as 0."""
-    out: dict[str, object] = {}
-    for f in fields(Config):
-        value = getattr(config, f.name)
-        if isinstance(value, SLO):
-            out |= {f"slo_{g.name}": getattr(value, g.name) or 0.0 for g in fields(SLO)}
-        elif isinstance(value, CostModel):
-            out |= {"cost_kind" if g.name == "kind" else g.name: getattr(value, g.name) for g in fields(CostModel)}
-        elif isinstance(value, MoE):
-            out |= {f"moe_{g.name}": getattr(value, g.name) for g in fields(MoE)}
-        elif value is None:  # "none" shows as 0, of the field's kind (a rate as 0.0)
-            out[f.name] = 0.0 if "float" in str(f.type) else 0
-        else:
-            out[f.name] = value
-    return out
+# (made from Config's fields: a setting added to Config is one here, with its default, and a widget can draw it)
+LabSettings = make_dataclass(
+    "LabSettings", [*((name, type(_shown_default(name)), field(default=_shown_default(name)))
+                      for name in codec.names(Config)),
+                    ("policy_a", Policy, field(default_factory=lambda: Policy(batching="static"))),
+                    ("policy_b", Policy, field(default_factory=Policy))],
+    bases=(_LabSettings,), slots=True, namespace={"__module__": __name__})
+LabSettings.__doc__ = _LabSettings.__doc__
 
 
 # What each setting's widget is: a choice of these options (a radio), else a number input whose step and kind
@@ -134,7 +85,7 @@ def setting(container, name: str, **label_fields) -> object:
         value = container.radio(t(label, **label_fields), options, horizontal=True,
                                 format_func=lambda k: t(CHOICE_TEXT[name].format(k)), **kwargs)
     else:
-        whole = isinstance(LabSettings.__dataclass_fields__[name].default, int)
+        whole = codec.LEAVES[name].kind is int
         kwargs |= ({"min_value": LOWEST.get(name, 0), "max_value": MOST, "step": 1} if whole else
                    {"min_value": 0.0, "max_value": 1e9, "step": 1.0} if name.startswith("slo_") else
                    {"min_value": 0.0, "max_value": 1e6, "step": 0.1, "format": "%.2f"} if name == "moe_skew" else
@@ -209,11 +160,10 @@ def edited() -> bool:
 def set_config(config: Config, policy_a: Policy, policy_b: Policy) -> None:
     """Put a scenario's budgets and policies in the forms (their widgets then show the new values)."""
     loaded = st.session_state[SETTINGS_KEY] = LabSettings.of(config, policy_a, policy_b)
-    for name, value in flat(config).items():
-        st.session_state[f"{WIDGET}lab_{name}"] = value  # the widget shows it (Streamlit sends it to the page)
-    for side in "ab":
-        for name, value in policy_widget_values(getattr(loaded, f"policy_{side}")).items():
-            st.session_state[f"{WIDGET}lab_policy_{side}_{name}"] = value
+    for name in codec.names(Config):
+        st.session_state[f"{WIDGET}lab_{name}"] = getattr(loaded, name)  # the widget shows it (Streamlit sends it)
+    for side, policy in zip("ab", (policy_a, policy_b)):
+        put_policy(f"lab_policy_{side}", policy)
 
 
 def load(trace: Trace, config: Config, policy_a: Policy, policy_b: Policy) -> None:
@@ -282,44 +232,11 @@ def persisted(widget, label: str, key: str, **kwargs):
     return value
 
 
-POLICY_FIELDS = {f.name: f for f in fields(Policy)}
-
-
-def policy_widget_values(policy: Policy) -> dict[str, object]:
-    """What each widget of the policy form shows for `policy` (widget_value of each field)."""
-    return {name: widget_value(name, getattr(policy, name)) for name in POLICY_FIELDS}
-
-
-def widget_value(name: str, value: object) -> object:
-    """What the widget of Policy field `name` shows for `value`, by the field's kind: None as 0, lists as the text
-    the user types ("1, 2, 4", "vip=0.5, free=0.5"), decimals as floats."""
-    default = POLICY_FIELDS[name].default
-    if isinstance(default, tuple):
-        return ", ".join(f"{item[0]}={item[1]:g}" if isinstance(item, tuple) else str(item) for item in value)
-    if default is None:
-        return value or 0
-    return float(value) if isinstance(default, float) else value
-
-
-LIST_FORMATS = {"tenant_quotas": "quota_list", "graph_buckets": "bucket_list"}  # the ConfigError of a bad list
-
-
-def policy_value(name: str, shown: object) -> object:
-    """The field `name` of a Policy from what its widget shows (policy_widget_values read back); a list the
-    user typed that cannot be read raises ConfigError naming the field."""
-    default = POLICY_FIELDS[name].default
-    if isinstance(default, tuple):
-        items = [item.strip() for item in str(shown).replace(";", ",").split(",") if item.strip()]
-        try:
-            if "str" in str(POLICY_FIELDS[name].type):  # (name, share) pairs
-                pairs = [item.rpartition("=") for item in items]
-                return tuple((key.strip(), float(share)) for key, _, share in pairs)
-            return tuple(int(item) for item in items)
-        except ValueError:
-            raise ConfigError(name, LIST_FORMATS[name]) from None
-    if default is None:
-        return int(shown) or None
-    return int(shown) if isinstance(default, int) and not isinstance(default, bool) else shown
+def put_policy(key: str, policy: Policy) -> None:
+    """Make `policy` the one the policy form `key` edits, and its widgets show it (a scenario, a button's policy)."""
+    set_policy_at(key, policy)
+    for name, value in codec.flat(policy).items():
+        st.session_state[f"{WIDGET}{key}_{name}"] = codec.shown(name, value)
 
 
 LINK = "lab_link"  # the share link last restored (or written), so that a rerun does not restore it again

@@ -7,6 +7,7 @@ from functools import partial
 
 import streamlit as st
 
+from sim import codec
 from sim.core.config import COST_PRESETS, POLICY_CHOICES, STATIC_UNSUPPORTED, ConfigError, Policy
 from sim.core.presets import caches_prefixes, decided
 
@@ -52,7 +53,7 @@ def option_widget(name: str, shown: object, key: str, disabled: bool, help_text:
     """The widget of Policy field `name`, made from the field: a choice of its options, a checkbox for a
     switch, text for a list, else a number from 0 (whole or decimal as the field is). It shows `shown`, with
     `help_text` (else the option's own help) and calls `on_change` when changed."""
-    default = lab_state.POLICY_FIELDS[name].default
+    kind = codec.LEAVES[name].kind
     kwargs = {"key": key, "disabled": disabled}
     if help_text or f"opt_{name}_help" in STRINGS:
         kwargs["help"] = help_text or t(f"opt_{name}_help")
@@ -63,11 +64,11 @@ def option_widget(name: str, shown: object, key: str, disabled: bool, help_text:
         options = POLICY_CHOICES[name]
         return st.selectbox(label, options, index=options.index(shown),
                             format_func=lambda k: t(f"opt_{name}_{k}".replace("-", "_")), **kwargs)
-    if isinstance(default, bool):
+    if kind is bool:
         return st.checkbox(label, value=shown, **kwargs)
-    if isinstance(default, tuple):
+    if kind is tuple:
         return st.text_input(label, value=shown, max_chars=300, **kwargs)
-    low = 0.0 if isinstance(default, float) else 0
+    low = 0.0 if kind is float else 0
     return st.number_input(label, min_value=low, max_value=HIGHEST.get(name, 10**9), value=shown, **kwargs)
 
 
@@ -80,7 +81,7 @@ def policy_form(key: str, label_key: str, budget: int, simulated_only: bool = Tr
     widget the page draws anew (after a quick rerun, say) shows that, not the first option. A scenario that
     sets the widgets' state (lab_state.set_config) still wins."""
     policy = lab_state.policy_at(key)
-    shown = lab_state.policy_widget_values(policy)
+    shown = {name: codec.shown(name, value) for name, value in codec.flat(policy).items()}
     prefix = f"{lab_state.WIDGET}{key}_"
     choices = POLICY_CHOICES["batching"]
     batching = st.selectbox(t(label_key), choices, index=choices.index(policy.batching),
@@ -94,7 +95,7 @@ def policy_form(key: str, label_key: str, budget: int, simulated_only: bool = Tr
         with options:
             drawn, fixed = _draw_options(shown, prefix, static, simulated_only, budget, key in lab_state.LAB_POLICIES)
         try:
-            values |= {name: lab_state.policy_value(name, value) for name, value in drawn.items()
+            values |= {name: codec.typed(name, value) for name, value in drawn.items()
                        if not (static and name in CONTINUOUS_ONLY)}
         except ConfigError as error:
             st.error(config_error(error))
@@ -124,7 +125,7 @@ def _draw_options(shown: dict, prefix: str, static: bool, simulated_only: bool, 
 
     for name in filter(shows, OPTIONS):
         if name in fixed:
-            value = lab_state.widget_value(name, fixed[name])
+            value = codec.shown(name, fixed[name])
             preset = t(f"opt_preset_{drawn['preset']}".replace("-", "_"))
             # (a key of its own that names the value: the widget shows the preset's, never the policy's state)
             option_widget(name, value, f"{prefix}{name}_by_{drawn['preset']}_{value}", True,

@@ -25,7 +25,6 @@ from sim.trace.trace import Trace, validate
 from . import cost_profile, lab_state
 from .charts import graph_chart, swap_chart
 from .i18n import t
-from .lab_state import WIDGET, policy_widget_values
 from .numbers import duration, number, share, signed
 from .tables import metric_label, policy_name, shown
 from .text import md_escape
@@ -126,11 +125,7 @@ def choose_scenario() -> None:
     if chosen is None:
         return
     for side, policy in zip("ab", chosen):
-        key = f"rm_policy_{side}"
-        st.session_state[key] = policy
-        for name, value in policy_widget_values(policy).items():
-            st.session_state[f"{WIDGET}{key}_{name}"] = value
-        st.session_state[f"{WIDGET}{key}_batching"] = policy.batching
+        lab_state.put_policy(f"rm_policy_{side}", policy)
 
 
 def prepare(trace: Trace, context: int, seed: int, template: str = "none",
@@ -213,11 +208,7 @@ def comparison_table(figures: dict, unit: str) -> pd.DataFrame:
 def use_in_lab(side: str, policy: Policy) -> None:
     """(A button's callback) The trace lab's policy `side` becomes `policy` (with its measured acceptance rate):
     the setting and the widgets that show it."""
-    key = f"lab_policy_{side}"
-    lab_state.set_policy_at(key, policy)
-    for name, value in policy_widget_values(policy).items():
-        st.session_state[f"{WIDGET}{key}_{name}"] = value
-    st.session_state[f"{WIDGET}{key}_batching"] = policy.batching
+    lab_state.put_policy(f"lab_policy_{side}", policy)
     st.session_state["rm_in_lab"] = (side, policy.spec_tokens, policy.spec_accept)
 
 
