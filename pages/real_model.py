@@ -34,6 +34,7 @@ from ui.real_model import (
     shared_model,
     show_options,
 )
+from ui.session import run_button
 from ui.tables import policy_name, policy_title
 from ui.text import md_escape
 
@@ -113,8 +114,7 @@ policies = (st.session_state["rm_policy_a"], st.session_state["rm_policy_b"])
 
 st.header(t("lab_results"), divider="gray")
 go, stop = st.columns([1, 5])
-go.button(t("rm_run"), type="primary", key="rm_run", on_click=st.session_state.__setitem__, args=("rm_run_asked", True))
-if st.session_state.pop("rm_run_asked", False):
+if run_button(go, t("rm_run"), "rm_run", type="primary"):
     stop.button(t("rm_stop"), key="rm_stop", help=t("rm_stop_help"))  # any click reruns the page: the run stops
     try:
         config = run_config(budget, max_seqs, first, kv_blocks)

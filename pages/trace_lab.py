@@ -12,6 +12,7 @@ from ui.policy_form import grid, hardware_form, places, policy_form
 from ui.problems import config_error, problem_table
 from ui.runs import run
 from ui.scenario import QUERY_KEY, Scenario, ScenarioError, encode
+from ui.session import run_button
 from ui.trace_sources import MAX_REQUESTS, generator_tab, presets_tab, show_source_error, upload_tab
 
 AUTO_RUN = 300  # up to this many requests every change re-runs at once; beyond, the Run button does
@@ -123,9 +124,8 @@ if over_budget:
 
 st.header(t("lab_results"), divider="gray")
 scenario = Scenario(trace, config, *lab_state.policies()) if trace is not None and config is not None else None
-st.button(t("lab_run"), type="primary", key="lab_run", disabled=scenario is None,
-          on_click=st.session_state.__setitem__, args=("lab_run_asked", True))
-shown = lab_state.shown_run(scenario, st.session_state.pop("lab_run_asked", False), AUTO_RUN)
+asked = run_button(st, t("lab_run"), "lab_run", type="primary", disabled=scenario is None)
+shown = lab_state.shown_run(scenario, asked, AUTO_RUN)
 if shown is None:
     st.info(t("lab_press_run") if scenario is not None else t("lab_fix_first"))
 else:

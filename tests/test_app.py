@@ -315,7 +315,8 @@ def test_capacity_lab_prefix_example_sweeps_the_same_trace_with_and_without_the_
     at = open_page("pages/capacity_lab.py")
     at.button(key="sw_prefix_example").click().run()
     assert not at.exception, at.exception
-    assert at.session_state["sw_source"] == "generated" and any(r.hash_ids for r in at.session_state["sw_generated"])
+    state = at.session_state["sweep"]
+    assert state.source == "generated" and any(r.hash_ids for r in state.generated)
     knees = " ".join(m.value for m in at.markdown if "keeps at least 90%" in m.value or "misses 90%" in m.value)
     found = dict(re.findall(r"\*\*(.+?)\*\* keeps at least 90% of requests within every SLO up to \*\*([\d.]+)x",
                             knees))
@@ -330,9 +331,8 @@ def test_capacity_lab_prefix_example_sweeps_the_same_trace_with_and_without_the_
 
 def test_capacity_lab_under_the_seeds_budget_says_why_continuous_falls_to_static():
     at = open_page("pages/capacity_lab.py")
-    at.session_state["sw_policies"] = at.session_state["sw_policies"].assign(token_budget=[8.0, 8.0, 8.0],
-                                                                             chunk_size=[0.0, 0.0, 4.0])
-    at.session_state["sw_policies_now"] = at.session_state["sw_policies"]
+    state = at.session_state["sweep"]
+    state.policies = state.policies_now = state.policies.assign(token_budget=[8.0] * 3, chunk_size=[0.0, 0.0, 4.0])
     at.run()
     at.button(key="sw_run").click().run()
     assert not at.exception, at.exception
@@ -355,15 +355,14 @@ def test_capacity_lab_sweeps_the_token_budget_and_names_points_that_cannot_run()
 
 def test_capacity_lab_bad_policy_rows_and_oversized_sweeps_are_named():
     at = open_page("pages/capacity_lab.py")
-    at.session_state["sw_policies"] = at.session_state["sw_policies"].assign(chunk_size=[2, 0, 4])
-    at.session_state["sw_policies_now"] = at.session_state["sw_policies"]
+    state = at.session_state["sweep"]
+    state.policies = state.policies_now = state.policies.assign(chunk_size=[2, 0, 4])
     at.run()
     assert any("Policy row 1" in e.value and "continuous batching only" in e.value for e in at.error)
     assert at.button(key="sw_run").disabled
-    at.session_state["sw_policies"] = at.session_state["sw_policies"].assign(chunk_size=[0, 0, 4])
+    state.policies = state.policies.assign(chunk_size=[0, 0, 4])
     at.number_input(key="w_sw_points_rate").set_value(50).run()
-    at.session_state["sw_generated"] = at.session_state["sw_generated"].__class__(
-        at.session_state["sw_generated"].requests * 25)
+    state.generated = state.generated.__class__(state.generated.requests * 25)
     at.run()
     assert any("the web app takes up to" in e.value for e in at.error)
 
@@ -380,7 +379,7 @@ def test_capacity_lab_policy_table_names_typed_values_it_cannot_use():
     assert any("Policy row 2" in e and "“budget”: must be a whole number of at least 1, got 2.5" in e for e in errors)
     assert any("Policy row 3" in e for e in errors)
     assert at.button(key="sw_run").disabled
-    assert list(at.session_state["sw_policies_now"]["token_budget"]) == [12, 2.5, 12]  # kept as typed
+    assert list(at.session_state["sweep"].policies_now["token_budget"]) == [12, 2.5, 12]  # kept as typed
 
 
 def test_real_model_page_renders_in_chinese():
@@ -483,8 +482,8 @@ def test_the_capacity_lab_sweeps_with_the_measured_profile_in_ms():
                               for w in at.warning)  # the shown sweep was made in ticks
     at.button(key="sw_run").click().run()
     assert not at.exception, at.exception
-    rows, *_, inputs = at.session_state["sw_result"]
-    assert all(entry.config.cost.kind == "profile" for entry in inputs[1])
+    result = at.session_state["sweep"].result
+    assert result.unit == "ms" and all(entry.config.cost.kind == "profile" for entry in result.chosen)
     assert figure(at, 1)["layout"]["yaxis"]["title"]["text"].endswith("ms")
     assert any("(ms," in n.label for n in at.number_input if n.key == "w_sw_slo_ttft")
 

@@ -16,12 +16,12 @@ from sim.trace.trace import REQUIRED, SEED_CSV, TEXT_COLUMNS, Trace, TraceError,
 
 from .i18n import t
 from .scenario import ScenarioError, decode
+from .session import WIDGET, kept
 
 BASE = "lab_trace"  # the table the editor starts from
 CURRENT = "lab_current"  # the table as edited: what runs
 EDITOR = "trace"  # the data editor's widget key (its state holds the edits since BASE was set), see editor_key
 RESTARTS = "lab_editor_restarts"  # how often the editor had to start afresh on the same table
-WIDGET = "w_"  # widgets show a setting under WIDGET + its key and copy their value back
 SETTINGS_KEY = "lab_settings"  # the lab's LabSettings: budgets, cache, cost model and both policies
 
 
@@ -72,27 +72,21 @@ def settings() -> LabSettings:
 
 def setting(container, name: str, **label_fields) -> object:
     """The widget of setting `name`, made from its field, in `container`; its value goes back into the
-    settings, so it survives page switches. A widget whose state was set (a scenario was loaded) shows that;
-    one created afresh starts from the setting."""
-    current = getattr(settings(), name)
+    settings, so it survives page switches (session.kept)."""
     label = LABELS.get(name, f"cfg_{name}")
-    kwargs = {"key": f"{WIDGET}lab_{name}", "help": t(HELP.get(name, f"{label}_help"))}
-    fresh = kwargs["key"] not in st.session_state
+    kwargs = {"help": t(HELP.get(name, f"{label}_help"))}
     if name in CHOICES:
-        options = CHOICES[name]
-        if fresh:
-            kwargs["index"] = options.index(current) if current in options else 0
-        value = container.radio(t(label, **label_fields), options, horizontal=True,
-                                format_func=lambda k: t(CHOICE_TEXT[name].format(k)), **kwargs)
+        widget = container.radio
+        kwargs |= {"options": CHOICES[name], "horizontal": True,
+                   "format_func": lambda k: t(CHOICE_TEXT[name].format(k))}
     else:
+        widget = container.number_input
         whole = codec.LEAVES[name].kind is int
         kwargs |= ({"min_value": LOWEST.get(name, 0), "max_value": MOST, "step": 1} if whole else
                    {"min_value": 0.0, "max_value": 1e9, "step": 1.0} if name.startswith("slo_") else
                    {"min_value": 0.0, "max_value": 1e6, "step": 0.1, "format": "%.2f"} if name == "moe_skew" else
                    {"min_value": 0.0, "max_value": 1e6, "step": 0.01, "format": "%.4f"})  # cost coefficients
-        if fresh:
-            kwargs["value"] = current
-        value = container.number_input(t(label, **label_fields), **kwargs)
+    value = kept(widget, t(label, **label_fields), f"lab_{name}", getattr(settings(), name), **kwargs)
     setattr(settings(), name, value)
     return value
 
@@ -215,21 +209,6 @@ def set_policy_at(key: str, policy: Policy) -> None:
         setattr(settings(), LAB_POLICIES[key], policy)
     else:
         st.session_state[key] = policy
-
-
-def persisted(widget, label: str, key: str, **kwargs):
-    """`widget` showing the setting `key`; its value is copied back so it survives page switches. A widget
-    whose state was set (a scenario was loaded) shows that; one created afresh starts from the setting."""
-    wkey = WIDGET + key
-    if wkey not in st.session_state:
-        current = st.session_state[key]
-        if "options" in kwargs:
-            kwargs["index"] = list(kwargs["options"]).index(current) if current in kwargs["options"] else 0
-        else:
-            kwargs["value"] = current
-    value = widget(label, key=wkey, **kwargs)
-    st.session_state[key] = value
-    return value
 
 
 def put_policy(key: str, policy: Policy) -> None:

@@ -16,6 +16,7 @@ from gpu_demo.loading import load_model
 from gpu_demo.model import GPT
 from gpu_demo.prompts import fit_to_context, prompts_for, with_text_lengths
 from gpu_demo.train import CARD
+from sim import codec
 from sim.core.config import Config, Policy
 from sim.report.metrics import compute
 from sim.trace.chat import count
@@ -43,9 +44,10 @@ def default_device() -> str:
 
 
 def run_config(budget: float, max_seqs: float, first_token: str, kv_blocks: float = 0) -> Config:
-    """The budgets of the page's form as a Config (0 sequences: no limit; 0 KV blocks: room for every slot);
-    raises ConfigError naming a field."""
-    return Config(int(budget), int(max_seqs) or None, first_token, kv_blocks=int(kv_blocks) or None)
+    """The budgets of the page's form as a Config, read as the lab's forms are (sim.codec.typed: 0 sequences is no
+    limit, 0 KV blocks room for every slot); raises ConfigError naming a field."""
+    shown = {"token_budget": budget, "max_seqs": max_seqs, "first_token": first_token, "kv_blocks": kv_blocks}
+    return codec.build(Config, {name: codec.typed(name, value) for name, value in shown.items()})
 
 
 @st.cache_resource(show_spinner=False)
