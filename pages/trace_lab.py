@@ -22,9 +22,9 @@ lab_state.init()
 
 if lab_state.open_link(st.query_params.get(QUERY_KEY)):
     st.toast(t("link_loaded"), icon="🔗")
-if st.session_state.get(lab_state.LINK_ERROR):
-    st.error(t("link_bad", reason=t(f"link_err_{st.session_state[lab_state.LINK_ERROR]}")), icon="🔗")
-    st.button(t("link_dismiss"), key="link_dismiss", on_click=st.session_state.pop, args=(lab_state.LINK_ERROR,))
+if lab_state.state().link_error:
+    st.error(t("link_bad", reason=t(f"link_err_{lab_state.state().link_error}")), icon="🔗")
+    st.button(t("link_dismiss"), key="link_dismiss", on_click=lab_state.dismiss_link_error)
 
 st.title(t("lab_title"))
 st.markdown(t("lab_intro"))
@@ -40,7 +40,7 @@ with trace_section:
         upload_tab()
     show_source_error()
 
-    base = st.session_state[lab_state.BASE]
+    base = lab_state.state().base
     # No limits in the editor itself: it would clamp or drop a bad value without a word. Whatever is typed
     # stays in the table and reaches the same validation as an upload, which names its row, column and reason.
     edited = st.data_editor(
@@ -51,7 +51,7 @@ with trace_section:
                                                                width="medium" if column in PROMPT_TEXT else None)
                        for column in ("name", "arrival", "prompt", "output", *PROMPT_TEXT, "read_rate",
                                       "disconnect_at", "hash_ids")})
-st.session_state[lab_state.CURRENT] = edited
+lab_state.state().current = edited
 
 trace, problems = None, ()
 if len(edited) > MAX_REQUESTS:
@@ -142,7 +142,7 @@ if scenario is not None:
     except ScenarioError:
         st.caption(t("link_too_large"))
     else:
-        st.query_params[QUERY_KEY] = st.session_state[lab_state.LINK] = code
+        st.query_params[QUERY_KEY] = lab_state.state().link = code
         # Drawn only while open: the code block's highlighter is a large script every fresh browser would
         # otherwise load on the lab's first view, even with the link folded away.
         share = st.expander(t("link_title"), key="lab_share", on_change="rerun")

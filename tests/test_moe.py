@@ -252,11 +252,11 @@ def test_the_lab_in_chinese_with_moe_on():
     from streamlit.testing.v1 import AppTest
 
     from tests.test_app import APP
-    from ui.lab_state import LabSettings
+    from ui.lab_state import LabSettings, LabState
 
     at = AppTest.from_file(APP, default_timeout=60)
     at.session_state["lang"] = "zh"
-    at.session_state["lab_settings"] = LabSettings(moe_experts=4, cost_kind="linear")
+    at.session_state["lab"] = LabState(settings=LabSettings(moe_experts=4, cost_kind="linear"))
     at.run()
     at.switch_page("pages/trace_lab.py").run()
     assert not at.exception, at.exception

@@ -461,7 +461,7 @@ def test_the_real_model_page_shows_speculation_swaps_and_graphs():
     captions = " ".join(c.value for c in at.caption)
     assert "CUDA graphs need a CUDA device" in captions and "copies of KV blocks" in captions
     at.button(key="rm_spec_lab_A").click().run()
-    lab_a = at.session_state["lab_settings"].policy_a
+    lab_a = at.session_state["lab"].settings.policy_a
     assert lab_a.spec_tokens == 2 and lab_a.spec_accept == pytest.approx(results[0].acceptance_rate, abs=1e-4)
     assert any("now drafts 2 tokens" in s.value for s in at.success)
 

@@ -111,7 +111,7 @@ def _kept(widget, label: str, key: str, **kwargs) -> object:
 def panel() -> None:
     """The chat panel, drawn inside the lab's expander."""
     st.markdown(t("chat_intro"))
-    table = st.session_state[lab_state.CURRENT]
+    table = lab_state.state().current
     source, messages = _messages_source(table)
     st.session_state.setdefault("chat_template", "none")
     st.session_state.setdefault("chat_tokenizer", BYTES)
@@ -166,7 +166,7 @@ def _use_button(table: pd.DataFrame, source: int, messages: tuple[Message, ...],
 def _use(source: int, messages: tuple[Message, ...], prompt: int) -> None:
     """Put the count into the lab's table, kept as typed otherwise: as the prompt of the chosen row, or of a
     new request that carries the typed messages. The editor then starts from that table."""
-    table = st.session_state[lab_state.CURRENT].copy()
+    table = lab_state.state().current.copy()
     if source == TYPED:
         names = set(table["name"].map(_cell))  # the editor's table always has the required columns
         name = next(f"chat{k}" for k in range(1, len(names) + 2) if f"chat{k}" not in names)

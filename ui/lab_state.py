@@ -2,7 +2,7 @@
 uploads, the worked example and share links."""
 from __future__ import annotations
 
-from dataclasses import field, make_dataclass
+from dataclasses import dataclass, field, make_dataclass
 
 import pandas as pd
 import streamlit as st
@@ -15,14 +15,11 @@ from sim.core.presets import caches_prefixes
 from sim.trace.trace import REQUIRED, SEED_CSV, TEXT_COLUMNS, Trace, TraceError, check_budget, read_csv, validate
 
 from .i18n import t
-from .scenario import ScenarioError, decode
-from .session import WIDGET, kept
+from .scenario import Scenario, ScenarioError, decode
+from .session import WIDGET, kept, page_state
 
-BASE = "lab_trace"  # the table the editor starts from
-CURRENT = "lab_current"  # the table as edited: what runs
-EDITOR = "trace"  # the data editor's widget key (its state holds the edits since BASE was set), see editor_key
-RESTARTS = "lab_editor_restarts"  # how often the editor had to start afresh on the same table
-SETTINGS_KEY = "lab_settings"  # the lab's LabSettings: budgets, cache, cost model and both policies
+STATE_KEY = "lab"  # the lab's LabState
+EDITOR = "trace"  # the data editor's widget key (its state holds the edits since the base was set), see editor_key
 
 
 class _LabSettings:
@@ -66,8 +63,27 @@ CHOICE_TEXT = {"first_token": "first_{}", "cost_kind": "cost_{}"}
 MOST = 10**7  # the largest whole number a setting's widget takes
 
 
+@dataclass(slots=True)
+class LabState:
+    """The trace lab's session state, under STATE_KEY: its settings, the trace table, the share link and the run
+    shown (other pages read the lab's trace and settings, and give it policies)."""
+    settings: LabSettings = field(default_factory=LabSettings)
+    base: pd.DataFrame | None = None  # the table the editor starts from
+    current: pd.DataFrame | None = None  # the table as edited: what runs
+    restarts: int = 0  # how often the editor had to start afresh on the same table (editor_key)
+    link: str | None = None  # the share link last restored (or written), so that a rerun does not restore it again
+    link_error: str | None = None  # why the last link could not be opened (a ScenarioError code)
+    ran: Scenario | None = None  # the scenario whose results are shown
+    cost_preset: str = ""  # the linear cost preset last applied to the coefficients
+    linear_before_profile: dict[str, object] = field(default_factory=dict)  # what the shipped profile replaced
+
+
+def state() -> LabState:
+    return st.session_state[STATE_KEY]
+
+
 def settings() -> LabSettings:
-    return st.session_state[SETTINGS_KEY]
+    return state().settings
 
 
 def setting(container, name: str, **label_fields) -> object:
@@ -109,17 +125,17 @@ def typed(table: pd.DataFrame) -> list[list[object]]:
 
 def init() -> None:
     """Defaults for a new session; a returning page finds the edited table, not the widget's lost edits."""
-    st.session_state.setdefault(SETTINGS_KEY, LabSettings())
-    if BASE not in st.session_state:
+    lab = page_state(STATE_KEY, LabState)
+    if lab.base is None:
         set_trace(read_csv(SEED_CSV))
     elif editor_key() not in st.session_state:
         # The editor's state is dropped when its page is left: start again from what it had become.
-        st.session_state[BASE] = st.session_state[CURRENT]
+        lab.base = lab.current
 
 
 def current_trace(table: pd.DataFrame | None = None) -> Trace:
     """The lab's table as edited (or `table`), validated: raises TraceError naming every bad row."""
-    table = st.session_state[CURRENT] if table is None else table
+    table = state().current if table is None else table
     return validate(table.to_dict("records"), list(table.columns))
 
 
@@ -133,15 +149,16 @@ def set_table(table: pd.DataFrame) -> None:
     the same widget, and an editor is the same one while its key and table are: after edits, the same table again
     (a preset loaded twice) would come back with them, and send them again at the next change. A new key then
     starts it afresh."""
-    if table.equals(st.session_state.get(BASE)) and edited():
-        st.session_state[RESTARTS] = st.session_state.get(RESTARTS, 0) + 1
+    lab = state()
+    if lab.base is not None and table.equals(lab.base) and edited():
+        lab.restarts += 1
     st.session_state.pop(editor_key(), None)
-    st.session_state[BASE] = st.session_state[CURRENT] = table
+    lab.base = lab.current = table
 
 
 def editor_key() -> str:
     """The data editor's widget key: EDITOR, with the number of restarts after it once there were any."""
-    restarts = st.session_state.get(RESTARTS, 0)
+    restarts = state().restarts
     return f"{EDITOR}_{restarts}" if restarts else EDITOR
 
 
@@ -153,7 +170,7 @@ def edited() -> bool:
 
 def set_config(config: Config, policy_a: Policy, policy_b: Policy) -> None:
     """Put a scenario's budgets and policies in the forms (their widgets then show the new values)."""
-    loaded = st.session_state[SETTINGS_KEY] = LabSettings.of(config, policy_a, policy_b)
+    loaded = state().settings = LabSettings.of(config, policy_a, policy_b)
     for name in codec.names(Config):
         st.session_state[f"{WIDGET}lab_{name}"] = getattr(loaded, name)  # the widget shows it (Streamlit sends it)
     for side, policy in zip("ab", (policy_a, policy_b)):
@@ -218,21 +235,17 @@ def put_policy(key: str, policy: Policy) -> None:
         st.session_state[f"{WIDGET}{key}_{name}"] = codec.shown(name, value)
 
 
-LINK = "lab_link"  # the share link last restored (or written), so that a rerun does not restore it again
-LINK_ERROR = "lab_link_error"  # why the last link could not be opened (a ScenarioError code)
-RAN = "lab_ran"  # the scenario whose results are shown
-
-
 def open_link(link: str | None) -> bool:
     """A share link restores its scenario once (True when it just did); a bad one leaves the scenario as it
-    was and keeps why, under LINK_ERROR."""
-    if not link or link == st.session_state.get(LINK):
+    was and keeps why, as its link_error."""
+    lab = state()
+    if not link or link == lab.link:
         return False
-    st.session_state[LINK] = link
+    lab.link = link
     try:
         shared = decode(link)
     except ScenarioError as error:
-        st.session_state[LINK_ERROR] = error.code
+        lab.link_error = error.code
         return False
     load(shared.trace, shared.config, shared.policy_a, shared.policy_b)
     return True
@@ -269,5 +282,9 @@ def shown_run(scenario, asked: bool, auto_run: int):
     """The scenario whose results the page shows: the current one when it is small enough to run at every
     change or its run was asked for, else the last one run (the page says it is stale), else None."""
     if scenario is not None and (len(scenario.trace) <= auto_run or asked):
-        st.session_state[RAN] = scenario
-    return st.session_state.get(RAN)
+        state().ran = scenario
+    return state().ran
+
+
+def dismiss_link_error() -> None:
+    state().link_error = None

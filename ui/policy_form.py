@@ -165,17 +165,17 @@ def hardware_form() -> None:
     kind = setting(c1, "cost_kind")
     if kind != "profile" and lab_state.settings().source:  # back from the profile: the linear c0 it replaced
         settings = lab_state.settings()
-        for name, value in st.session_state.pop("linear_before_profile", {}).items():
+        for name, value in lab_state.state().linear_before_profile.items():
             setattr(settings, name, value)
             st.session_state[f"{lab_state.WIDGET}lab_{name}"] = value
-        settings.source = ""
+        settings.source, lab_state.state().linear_before_profile = "", {}
     if kind == "linear":
         coefficients = ("c0", "c_prefill", "c_decode", "c_attn")
         with c2:
             preset = st.selectbox(t("cfg_cost_preset"), ["", *COST_PRESETS], key="cost_preset",
                                   format_func=lambda k: t(f"cost_preset_{k.replace('-', '_')}") if k else "—")
-            if preset and st.session_state.get("cost_preset_applied") != preset:
-                st.session_state["cost_preset_applied"] = preset
+            if preset and lab_state.state().cost_preset != preset:
+                lab_state.state().cost_preset = preset
                 for name in coefficients:  # before their widgets are drawn
                     value = getattr(COST_PRESETS[preset], name)
                     setattr(lab_state.settings(), name, value)
@@ -196,7 +196,7 @@ def _profile_settings() -> None:
         st.error(t("cost_profile_missing", path=str(cost_profile.SHIPPED)))
         return
     if settings.source != cost.source:
-        st.session_state["linear_before_profile"] = {name: getattr(settings, name) for name in LINEAR_KEPT}
+        lab_state.state().linear_before_profile = {name: getattr(settings, name) for name in LINEAR_KEPT}
         for name in (*cost_profile.COEFFICIENTS, "source"):
             setattr(settings, name, getattr(cost, name))
     st.caption(cost_profile.about(cost_profile.document()))
