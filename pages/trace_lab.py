@@ -103,7 +103,7 @@ with presenter.section(t("lab_budgets")):
         setting(st.columns(2)[0], "read_rate")
     for place, side in zip(places(), "ab"):
         with place:
-            policy_form(f"lab_policy_{side}", f"cfg_policy_{side}", settings.token_budget)
+            policy_form(settings, side, "lab", settings.token_budget)
 
 config = None
 try:

@@ -392,7 +392,7 @@ def test_real_model_page_serves_the_preset_and_draws_measured_charts():
     at = open_page("pages/real_model.py")
     at.button(key="rm_run").click().run()
     assert not at.exception, at.exception
-    results, config, policies, _, _ = at.session_state["rm_results"]
+    results = at.session_state["real_model"].shown.results
     assert [r.schedule.unit for r in results] == ["ms", "ms"]
     assert all(len(out) == r.output for result in results for out, r in zip(result.outputs, result.schedule.requests))
     gantt = figure(at, 0)
@@ -413,7 +413,7 @@ def test_real_model_page_names_a_budget_too_small_for_a_prompt():
     at.button(key="rm_run").click().run()
     assert not at.exception, at.exception
     assert any("token budget" in e.value for e in at.error)
-    assert "rm_results" not in at.session_state
+    assert at.session_state["real_model"].shown is None
 
 
 
@@ -444,7 +444,7 @@ def test_a_text_trace_uploaded_to_the_lab_is_served_by_the_real_model_with_its_t
     assert table["prompt text"].tolist() == ["def f(x):", "import os"] and table["prompt"].tolist() == [9, 9]
     at.button(key="rm_run").click().run()
     assert not at.exception, at.exception
-    results, *_ = at.session_state["rm_results"]
+    results = at.session_state["real_model"].shown.results
     assert [len(out) for out in results[1].outputs] == [3, 2]
 
 

@@ -174,7 +174,7 @@ def set_config(config: Config, policy_a: Policy, policy_b: Policy) -> None:
     for name in codec.names(Config):
         st.session_state[f"{WIDGET}lab_{name}"] = getattr(loaded, name)  # the widget shows it (Streamlit sends it)
     for side, policy in zip("ab", (policy_a, policy_b)):
-        put_policy(f"lab_policy_{side}", policy)
+        put_policy(loaded, side, "lab", policy)
 
 
 def load(trace: Trace, config: Config, policy_a: Policy, policy_b: Policy) -> None:
@@ -213,26 +213,17 @@ def kv_for_a_full_batch() -> int:
     return min(MOST, running * blocks_for(longest, s.block_size))
 
 
-LAB_POLICIES = {"lab_policy_a": "policy_a", "lab_policy_b": "policy_b"}  # a policy form's key -> its setting
+def form_key(page: str, side: str) -> str:
+    """The key of page `page`'s ("lab", "rm") policy form `side` ("a", "b"): its widgets' keys start WIDGET + it."""
+    return f"{page}_policy_{side}"
 
 
-def policy_at(key: str) -> Policy:
-    """The policy a policy form edits: the lab's A or B, or another page's policy under its session key."""
-    return getattr(settings(), LAB_POLICIES[key]) if key in LAB_POLICIES else st.session_state[key]
-
-
-def set_policy_at(key: str, policy: Policy) -> None:
-    if key in LAB_POLICIES:
-        setattr(settings(), LAB_POLICIES[key], policy)
-    else:
-        st.session_state[key] = policy
-
-
-def put_policy(key: str, policy: Policy) -> None:
-    """Make `policy` the one the policy form `key` edits, and its widgets show it (a scenario, a button's policy)."""
-    set_policy_at(key, policy)
+def put_policy(home, side: str, page: str, policy: Policy) -> None:
+    """Make `policy` the policy `side` of `home` (a page's state, with policy_a and policy_b) and its form's widgets
+    show it (a scenario, a button's policy)."""
+    setattr(home, f"policy_{side}", policy)
     for name, value in codec.flat(policy).items():
-        st.session_state[f"{WIDGET}{key}_{name}"] = codec.shown(name, value)
+        st.session_state[f"{WIDGET}{form_key(page, side)}_{name}"] = codec.shown(name, value)
 
 
 def open_link(link: str | None) -> bool:

@@ -72,19 +72,20 @@ def option_widget(name: str, shown: object, key: str, disabled: bool, help_text:
     return st.number_input(label, min_value=low, max_value=HIGHEST.get(name, 10**9), value=shown, **kwargs)
 
 
-def policy_form(key: str, label_key: str, budget: int, simulated_only: bool = True) -> None:
-    """The policy kept in session key `key`: its batching and, in an expander, a real scheduler's options, under a
-    token budget of `budget` (a preset's chunks are the budget). `simulated_only=False` hides what only the
-    simulator models (the drawn acceptance of speculative drafts).
+def policy_form(home, side: str, page: str, budget: int, simulated_only: bool = True) -> None:
+    """The policy `side` ("a" or "b") of `home`, page `page`'s state ("lab": the lab's settings; "rm"): its batching
+    and, in an expander, a real scheduler's options, under a token budget of `budget` (a preset's chunks are the
+    budget). `simulated_only=False` hides what only the simulator models (the drawn acceptance of speculative
+    drafts).
 
     Each widget's default is the stored policy's value, which equals the widget's own value once it ran: a
     widget the page draws anew (after a quick rerun, say) shows that, not the first option. A scenario that
     sets the widgets' state (lab_state.set_config) still wins."""
-    policy = lab_state.policy_at(key)
+    policy, key = getattr(home, f"policy_{side}"), lab_state.form_key(page, side)
     shown = {name: codec.shown(name, value) for name, value in codec.flat(policy).items()}
     prefix = f"{lab_state.WIDGET}{key}_"
     choices = POLICY_CHOICES["batching"]
-    batching = st.selectbox(t(label_key), choices, index=choices.index(policy.batching),
+    batching = st.selectbox(t(f"cfg_policy_{side}"), choices, index=choices.index(policy.batching),
                             format_func=lambda k: t(f"policy_{k}"), key=prefix + "batching")
     static = batching == "static"
     values = {"batching": batching}
@@ -93,19 +94,19 @@ def policy_form(key: str, label_key: str, budget: int, simulated_only: bool = Tr
     options = st.expander(t("opt_title"), key=prefix + "options", on_change="rerun")
     if options.open:
         with options:
-            drawn, fixed = _draw_options(shown, prefix, static, simulated_only, budget, key in lab_state.LAB_POLICIES)
+            drawn, fixed = _draw_options(shown, prefix, static, simulated_only, budget, page == "lab")
         try:
             values |= {name: codec.typed(name, value) for name, value in drawn.items()
                        if not (static and name in CONTINUOUS_ONLY)}
         except ConfigError as error:
             st.error(config_error(error))
-            _say_changes(key)
+            _say_changes(policy)
             return
         values |= {name: PLAIN[name] for name in fixed}  # the preset's own: the policy keeps none of its own there
     if static:  # options that belong to continuous batching go back to their defaults
         values |= STATIC_RESET
-    lab_state.set_policy_at(key, replace(policy, **values))
-    _say_changes(key)
+    setattr(home, f"policy_{side}", replace(policy, **values))
+    _say_changes(getattr(home, f"policy_{side}"))
 
 
 def _draw_options(shown: dict, prefix: str, static: bool, simulated_only: bool, budget: int,
@@ -150,9 +151,9 @@ def _say_kv_cache() -> None:
                      where=t("cfg_hardware")))
 
 
-def _say_changes(key: str) -> None:
-    """Under the folded options, which of them the policy of form `key` has changed."""
-    if summary := option_summary(lab_state.policy_at(key)):
+def _say_changes(policy: Policy) -> None:
+    """Under the folded options, which of them the form's policy has changed."""
+    if summary := option_summary(policy):
         st.caption(t("opt_changed", summary=summary))
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+from dataclasses import dataclass, field
 
 import pandas as pd
 import streamlit as st
@@ -27,6 +28,7 @@ from . import cost_profile, lab_state
 from .charts import graph_chart, swap_chart
 from .i18n import t
 from .numbers import duration, number, share, signed
+from .session import page_state
 from .tables import metric_label, policy_name, shown
 from .text import md_escape
 
@@ -35,6 +37,34 @@ REDRAW = 0.25  # seconds between two redraws of a run's progress and text: as fa
 # redraw is a message the server sends while other sessions wait on it (every 4 iterations was 15% of its CPU)
 MAX_REQUESTS = 64  # a run holds the one shared model: at most this many requests (the CLI takes any number)
 DTYPES = ("float32", "float64")  # the page's choice; the first is what a visitor gets (and the server warms up)
+
+
+STATE_KEY = "real_model"  # the page's RealModelState
+
+
+@dataclass(slots=True)
+class ModelRun:
+    """The runs the page shows: each policy's, and what they ran (the predictions beside them are made from it)."""
+    results: list[EngineRun]
+    config: Config
+    policies: tuple[Policy, Policy]
+    trace: Trace
+    arrival_unit: str
+
+
+@dataclass(slots=True)
+class RealModelState:
+    """The real-model page's session state, under STATE_KEY: the policies its forms edit, the runs shown, and the
+    policy last given to the lab (its side, draft tokens and acceptance). Its other widgets keep their own state,
+    under their keys."""
+    policy_a: Policy = field(default_factory=lambda: Policy(batching="static"))
+    policy_b: Policy = field(default_factory=Policy)
+    shown: ModelRun | None = None
+    in_lab: tuple[str, int, float] | None = None
+
+
+def init_state() -> RealModelState:
+    return page_state(STATE_KEY, RealModelState)
 
 
 def default_device() -> str:
@@ -127,7 +157,7 @@ def choose_scenario() -> None:
     if chosen is None:
         return
     for side, policy in zip("ab", chosen):
-        lab_state.put_policy(f"rm_policy_{side}", policy)
+        lab_state.put_policy(init_state(), side, "rm", policy)
 
 
 def prepare(trace: Trace, context: int, seed: int, template: str = "none",
@@ -210,8 +240,8 @@ def comparison_table(figures: dict, unit: str) -> pd.DataFrame:
 def use_in_lab(side: str, policy: Policy) -> None:
     """(A button's callback) The trace lab's policy `side` becomes `policy` (with its measured acceptance rate):
     the setting and the widgets that show it."""
-    lab_state.put_policy(f"lab_policy_{side}", policy)
-    st.session_state["rm_in_lab"] = (side, policy.spec_tokens, policy.spec_accept)
+    lab_state.put_policy(lab_state.settings(), side, "lab", policy)
+    init_state().in_lab = (side, policy.spec_tokens, policy.spec_accept)
 
 
 def show_options(results: list[EngineRun], policies: tuple[Policy, Policy], names: list[str]) -> None:
@@ -258,8 +288,7 @@ def _speculation(side: str, result: EngineRun, policy: Policy) -> None:
     chosen = measured_policy(policy, result)
     st.button(t("rm_spec_to_lab", label=label, rate=rate), key=f"rm_spec_lab_{side.upper()}", on_click=use_in_lab,
               args=(side, chosen), help=t("rm_spec_to_lab_help", label=label))
-    done = st.session_state.get("rm_in_lab")
-    if done == (side, chosen.spec_tokens, chosen.spec_accept):
+    if init_state().in_lab == (side, chosen.spec_tokens, chosen.spec_accept):
         st.success(t("rm_spec_in_lab", label=label, k=chosen.spec_tokens, rate=rate), icon="✅")
 
 
