@@ -47,8 +47,7 @@ def server_rerun() -> None:
     at.run()
     at.switch_page("pages/trace_lab.py")
     table = frame(trace)  # what lab_state.set_trace stores; it needs a script context, so set it directly
-    at.session_state["lab_trace"] = table
-    at.session_state["lab_current"] = table
+    at.session_state["lab"].base = at.session_state["lab"].current = table
     at.run()
     assert not at.exception, at.exception
     times = []
@@ -60,7 +59,7 @@ def server_rerun() -> None:
         at.run()
         elapsed = time.perf_counter() - start
         assert not at.exception, at.exception
-        ran = at.session_state["lab_ran"]
+        ran = at.session_state["lab"].ran
         assert len(ran.trace) == args.requests and ran.config.token_budget == budget, "the rerun did not run"
         assert len(at.get("plotly_chart")) >= 4
         if i >= args.warmup:

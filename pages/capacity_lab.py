@@ -3,23 +3,21 @@ from functools import partial
 
 import streamlit as st
 
-from sim.core.config import SLO
 from sim.report.sweep import MAX_POINTS, SweepError, knees, parse_values, sweep_csv
 from sim.trace.trace import TraceError, write_csv
 from ui import capacity, cost_profile, lab_state, presenter
 from ui.boot import through_app
 from ui.charts import sweep_chart
 from ui.i18n import t
-from ui.lab_state import persisted
 from ui.numbers import number
 from ui.problems import problem_table
+from ui.session import kept, run_button
 from ui.text import md_escape
 from ui.trace_sources import generator_tab, show_source_error, upload_tab
 
 through_app()
 lab_state.init()
-capacity.init_state()
-state = st.session_state
+state = capacity.init_state()
 
 st.title(t("sw_title"))
 st.markdown(t("sw_intro"))
@@ -31,18 +29,16 @@ with presenter.options(t("presenter_options")):
     st.header(t("sw_trace"), divider="gray")
     st.button(t("sw_prefix_example"), icon="🧩", key="sw_prefix_example", on_click=capacity.load_prefix_example,
               help=t("sw_prefix_example_help"))
-    source = persisted(st.radio, t("sw_source"), "sw_source", options=("generated", "upload", "lab"), horizontal=True,
-                       format_func=lambda k: t(f"sw_source_{k}"))
+    source = state.source = kept(st.radio, t("sw_source"), "sw_source", state.source, horizontal=True,
+                                 options=("generated", "upload", "lab"), format_func=lambda k: t(f"sw_source_{k}"))
     trace = None
     if source == "generated":
         with st.expander(t("sw_generator")):
-            generator_tab("sw_gen", lambda made: state.update(sw_generated=made, sw_generated_block=None),
-                          **capacity.DEFAULT_TRACE)
-        trace = state["sw_generated"]
+            generator_tab("sw_gen", capacity.generated, **capacity.DEFAULT_TRACE)
+        trace = state.generated
     elif source == "upload":
-        upload_tab("sw_up", lambda made: capacity.adopt(made, "sw_uploaded", "sw_policies", "sw_policies_now",
-                                                        "sw_policies_editor"), ms_per_tick=10.0, limit=2000)
-        trace = state.get("sw_uploaded")
+        upload_tab("sw_up", capacity.adopt, ms_per_tick=10.0, limit=2000)
+        trace = state.uploaded
         if trace is None:
             st.info(t("sw_upload_first"))
     else:
@@ -61,10 +57,10 @@ with presenter.options(t("presenter_options")):
 
     st.header(t("sw_policies"), divider="gray")
     st.markdown(t("sw_policies_intro"))
-    edited = state["sw_policies_now"] = capacity.policies_editor("sw_policies_editor", state["sw_policies"])
+    edited = state.policies_now = capacity.policies_editor(capacity.POLICIES_EDITOR, state.policies)
     c1, c2 = st.columns([1, 2])
-    cost_kind = persisted(c1.radio, t("cfg_cost"), "sw_cost", options=("ticks", "profile"), horizontal=True,
-                          format_func=lambda k: t(f"cost_{k}"), help=t("sw_cost_help"))
+    cost_kind = state.cost = kept(c1.radio, t("cfg_cost"), "sw_cost", state.cost, options=("ticks", "profile"),
+                                  horizontal=True, format_func=lambda k: t(f"cost_{k}"), help=t("sw_cost_help"))
     cost = cost_profile.shipped_cost() if cost_kind == "profile" else None
     if cost_kind == "profile":
         if cost is None:
@@ -73,27 +69,31 @@ with presenter.options(t("presenter_options")):
             c2.caption(t("sw_cost_profile_note") + " " + cost_profile.about(cost_profile.document()))
     unit = t("unit_ms" if cost is not None else "unit_tick")
     s1, s2, s3, s4, s5 = st.columns(5)
-    first = persisted(s1.radio, t("cfg_first_token"), "sw_first", options=("decode", "prefill"),
-                      format_func=lambda k: t(f"first_{k}"), help=t("cfg_first_token_help"))
-    limits = [persisted(column.number_input, t(f"cfg_slo_{name}", unit=unit), f"sw_slo_{name}", min_value=0.0,
-                        max_value=1e9, step=1.0, help=t("cfg_slo_help"))
-              for column, name in ((s2, "ttft"), (s3, "tpot"), (s4, "e2e"))]
-    target = persisted(s5.slider, t("sw_target"), "sw_target", min_value=50, max_value=100, step=5, format="%d%%",
-                       help=t("sw_target_help"))
-    chosen, problems = capacity.entries(edited, first, SLO(*(v or None for v in limits)), cost,
-                                        capacity.prefix_block(source, lab_state.settings().prefix_block))
+    state.first = kept(s1.radio, t("cfg_first_token"), "sw_first", state.first, options=("decode", "prefill"),
+                       format_func=lambda k: t(f"first_{k}"), help=t("cfg_first_token_help"))
+    for column, name in ((s2, "slo_ttft"), (s3, "slo_tpot"), (s4, "slo_e2e")):
+        setattr(state, name, kept(column.number_input, t(f"cfg_{name}", unit=unit), f"sw_{name}", getattr(state, name),
+                                  min_value=0.0, max_value=1e9, step=1.0, help=t("cfg_slo_help")))
+    state.target = kept(s5.slider, t("sw_target"), "sw_target", state.target, min_value=50, max_value=100, step=5,
+                        format="%d%%", help=t("sw_target_help"))
+    chosen, problems = capacity.entries(edited, state.first, state.slo(), cost,
+                                        capacity.prefix_block(lab_state.settings().prefix_block))
     if cost_kind == "profile" and cost is None:
         problems.append(t("cost_profile_missing", path=md_escape(str(cost_profile.SHIPPED))))
 
     st.header(t("sw_sweep"), divider="gray")
     p1, p2, p3, p4 = st.columns([2, 1, 1, 1])
-    parameter = persisted(p1.selectbox, t("sw_parameter"), "sw_parameter", options=list(capacity.RANGES),
-                          format_func=lambda k: t(f"sw_param_{k}"), help=t("sw_parameter_help"))
+    parameter = state.parameter = kept(p1.selectbox, t("sw_parameter"), "sw_parameter", state.parameter,
+                                       options=list(capacity.RANGES), format_func=lambda k: t(f"sw_param_{k}"),
+                                       help=t("sw_parameter_help"))
     bounds = {"min_value": 1, "max_value": 10**6, "step": 1} if parameter != "rate" else \
         {"min_value": 0.01, "max_value": 1e6, "step": 0.25}
-    low = persisted(p2.number_input, t("sw_low"), f"sw_low_{parameter}", **bounds)
-    high = persisted(p3.number_input, t("sw_high"), f"sw_high_{parameter}", **bounds)
-    points = persisted(p4.number_input, t("sw_points"), f"sw_points_{parameter}", min_value=2, max_value=MAX_POINTS)
+    low = state.low[parameter] = kept(p2.number_input, t("sw_low"), f"sw_low_{parameter}", state.low[parameter],
+                                      **bounds)
+    high = state.high[parameter] = kept(p3.number_input, t("sw_high"), f"sw_high_{parameter}",
+                                        state.high[parameter], **bounds)
+    points = state.points[parameter] = kept(p4.number_input, t("sw_points"), f"sw_points_{parameter}",
+                                            state.points[parameter], min_value=2, max_value=MAX_POINTS)
     values = None
     try:
         values = parse_values(parameter, f"{low}:{high}:{points}")
@@ -108,31 +108,30 @@ with presenter.options(t("presenter_options")):
 for problem in problems:  # outside the folded options, what stops the sweep stays in view (markdown: what the
     st.error(problem)        # problems quote is escaped)
 ready = trace is not None and values is not None and not problems
-st.button(t("sw_run"), type="primary", key="sw_run", disabled=not ready,
-          on_click=state.__setitem__, args=("sw_run_asked", True))
-if ready and (state.pop("sw_run_asked", False) or "sw_result" not in state):
+asked = run_button(st, t("sw_run"), capacity.RUN, type="primary", disabled=not ready)
+if ready and (asked or state.result is None):
     bar = st.progress(0.0, text=t("sw_running", done=0, total=len(chosen) * len(values)))
     rows = capacity.run_sweep(trace, chosen, parameter, values,
                               lambda done, total: bar.progress(done / total, t("sw_running", done=done, total=total)))
     bar.empty()
-    state["sw_result"] = (rows, parameter, target / 100, capacity.base_rate(trace), capacity.mean_prompt(trace),
-                          (trace.requests, chosen, parameter, values))
+    state.result = capacity.SweepResult(rows, state.target / 100, capacity.base_rate(trace),
+                                        capacity.mean_prompt(trace), trace.requests, chosen, parameter, values)
 
-result = state.get("sw_result")
+result = state.result
 if result is None:
     st.info(t("sw_press_run"))
     st.stop()
-rows, swept, goal, base_rate, prompt_mean, inputs = result
-if ready and capacity.stale(inputs, trace, chosen, parameter, values):
+rows, swept, goal, base_rate = result.rows, result.parameter, result.goal, result.base_rate
+if ready and result.stale(trace, chosen, parameter, values):
     st.warning(t("sw_stale"))
 found = knees(rows, swept, goal)
 failed = [r for r in rows if r["error"]]
 if failed:
     st.warning(t("sw_failed", n=len(failed)) + "\n\n" + "\n".join(
-        f"- {md_escape(r['policy'])} @ {r['value']}: {capacity.point_error(inputs, r)}" for r in failed[:5]))
+        f"- {md_escape(r['policy'])} @ {r['value']}: {capacity.point_error(result, r)}" for r in failed[:5]))
 
 x_title = t(f"sw_param_{swept}") + (t("sw_rate_axis", rate=f"{base_rate:.3g}") if swept == "rate" else "")
-unit = t("unit_ms" if inputs[1] and inputs[1][0].config.cost.kind == "profile" else "unit_tick")
+unit = t(f"unit_{result.unit}")
 charts = [(("attainment",), t("sw_chart_attainment"), "%",
            {"knees": found, "target": goal, "scale": 100, "knee_labels": capacity.knee_labels(rows, found, swept)}),
           (("goodput",), t("sw_chart_goodput"), t("sw_per_unit", unit=unit), {}),
@@ -153,7 +152,7 @@ if tpot_everywhere is not None:
     st.info(t("sw_tpot_flat", value=f"{tpot_everywhere:g}", unit=unit), icon="📏")
 
 st.subheader(t("sw_why"))
-st.markdown("\n".join(f"- {line}" for line in capacity.surprises(rows, list(inputs[1]), swept, prompt_mean))
+st.markdown("\n".join(f"- {line}" for line in capacity.surprises(rows, result.chosen, swept, result.prompt_mean))
             or t("sw_why_none"))
 
 st.subheader(t("sw_table"))

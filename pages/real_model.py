@@ -1,7 +1,7 @@
 """Real model: a tiny transformer with a paged KV cache, served by the same schedulers, measured."""
 import streamlit as st
 
-from sim.core.config import ConfigError, Policy
+from sim.core.config import ConfigError
 from sim.core.profile import profile_cost
 from sim.report.metrics import compute
 from sim.trace.chat import TEMPLATES
@@ -20,11 +20,13 @@ from ui.real_model import (
     SHARED_SYSTEM,
     SLOW_READER,
     STREAM_CREDITS,
+    ModelRun,
     bpe_counts,
     choose_scenario,
     compare,
     comparison_table,
     default_device,
+    init_state,
     model_card,
     prepare,
     presets,
@@ -34,13 +36,13 @@ from ui.real_model import (
     shared_model,
     show_options,
 )
+from ui.session import run_button
 from ui.tables import policy_name, policy_title
 from ui.text import md_escape
 
 through_app()
 lab_state.init()
-st.session_state.setdefault("rm_policy_a", Policy(batching="static"))
-st.session_state.setdefault("rm_policy_b", Policy())
+state = init_state()
 
 st.title(t("rm_title"))
 card = model_card()
@@ -108,27 +110,26 @@ with presenter.options(t("presenter_options")):
                      format_func=lambda k: t(f"first_{k}"), help=t("cfg_first_token_help"))
     for place, side in zip(places(), "ab"):
         with place:
-            policy_form(f"rm_policy_{side}", f"cfg_policy_{side}", budget, simulated_only=False)
-policies = (st.session_state["rm_policy_a"], st.session_state["rm_policy_b"])
+            policy_form(state, side, "rm", budget, simulated_only=False)
+policies = (state.policy_a, state.policy_b)
 
 st.header(t("lab_results"), divider="gray")
 go, stop = st.columns([1, 5])
-go.button(t("rm_run"), type="primary", key="rm_run", on_click=st.session_state.__setitem__, args=("rm_run_asked", True))
-if st.session_state.pop("rm_run_asked", False):
+if run_button(go, t("rm_run"), "rm_run", type="primary"):
     stop.button(t("rm_stop"), key="rm_stop", help=t("rm_stop_help"))  # any click reruns the page: the run stops
     try:
         config = run_config(budget, max_seqs, first, kv_blocks)
         results = run_both(model, trace, prompts, config, policies, arrival_unit)
-        st.session_state["rm_results"] = (results, config, policies, trace, arrival_unit)
+        state.shown = ModelRun(results, config, policies, trace, arrival_unit)
     except TraceError as error:
         st.error(t("rm_cannot_run", reason=trace_error_text(error)))
     except ConfigError as error:
         st.error(t("rm_cannot_run", reason=config_error(error, {"kv_blocks": t("rm_kv_blocks")})))
-shown = st.session_state.get("rm_results")
+shown = state.shown
 if shown is None:
     st.info(t("rm_press_run"))
 else:
-    results, config, ran, ran_trace, ran_unit = shown
+    results, ran, ran_trace, ran_unit = shown.results, shown.policies, shown.trace, shown.arrival_unit
     runs = [(r.schedule, compute(r.schedule)) for r in results]
     st.caption(t("rm_measured_note", device=results[0].device, dtype=results[0].dtype))
     cards = st.columns(4)

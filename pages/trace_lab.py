@@ -12,6 +12,7 @@ from ui.policy_form import grid, hardware_form, places, policy_form
 from ui.problems import config_error, problem_table
 from ui.runs import run
 from ui.scenario import QUERY_KEY, Scenario, ScenarioError, encode
+from ui.session import run_button
 from ui.trace_sources import MAX_REQUESTS, generator_tab, presets_tab, show_source_error, upload_tab
 
 AUTO_RUN = 300  # up to this many requests every change re-runs at once; beyond, the Run button does
@@ -21,9 +22,9 @@ lab_state.init()
 
 if lab_state.open_link(st.query_params.get(QUERY_KEY)):
     st.toast(t("link_loaded"), icon="🔗")
-if st.session_state.get(lab_state.LINK_ERROR):
-    st.error(t("link_bad", reason=t(f"link_err_{st.session_state[lab_state.LINK_ERROR]}")), icon="🔗")
-    st.button(t("link_dismiss"), key="link_dismiss", on_click=st.session_state.pop, args=(lab_state.LINK_ERROR,))
+if lab_state.state().link_error:
+    st.error(t("link_bad", reason=t(f"link_err_{lab_state.state().link_error}")), icon="🔗")
+    st.button(t("link_dismiss"), key="link_dismiss", on_click=lab_state.dismiss_link_error)
 
 st.title(t("lab_title"))
 st.markdown(t("lab_intro"))
@@ -39,7 +40,7 @@ with trace_section:
         upload_tab()
     show_source_error()
 
-    base = st.session_state[lab_state.BASE]
+    base = lab_state.state().base
     # No limits in the editor itself: it would clamp or drop a bad value without a word. Whatever is typed
     # stays in the table and reaches the same validation as an upload, which names its row, column and reason.
     edited = st.data_editor(
@@ -50,7 +51,7 @@ with trace_section:
                                                                width="medium" if column in PROMPT_TEXT else None)
                        for column in ("name", "arrival", "prompt", "output", *PROMPT_TEXT, "read_rate",
                                       "disconnect_at", "hash_ids")})
-st.session_state[lab_state.CURRENT] = edited
+lab_state.state().current = edited
 
 trace, problems = None, ()
 if len(edited) > MAX_REQUESTS:
@@ -102,7 +103,7 @@ with presenter.section(t("lab_budgets")):
         setting(st.columns(2)[0], "read_rate")
     for place, side in zip(places(), "ab"):
         with place:
-            policy_form(f"lab_policy_{side}", f"cfg_policy_{side}", settings.token_budget)
+            policy_form(settings, side, "lab", settings.token_budget)
 
 config = None
 try:
@@ -123,9 +124,8 @@ if over_budget:
 
 st.header(t("lab_results"), divider="gray")
 scenario = Scenario(trace, config, *lab_state.policies()) if trace is not None and config is not None else None
-st.button(t("lab_run"), type="primary", key="lab_run", disabled=scenario is None,
-          on_click=st.session_state.__setitem__, args=("lab_run_asked", True))
-shown = lab_state.shown_run(scenario, st.session_state.pop("lab_run_asked", False), AUTO_RUN)
+asked = run_button(st, t("lab_run"), "lab_run", type="primary", disabled=scenario is None)
+shown = lab_state.shown_run(scenario, asked, AUTO_RUN)
 if shown is None:
     st.info(t("lab_press_run") if scenario is not None else t("lab_fix_first"))
 else:
@@ -142,7 +142,7 @@ if scenario is not None:
     except ScenarioError:
         st.caption(t("link_too_large"))
     else:
-        st.query_params[QUERY_KEY] = st.session_state[lab_state.LINK] = code
+        st.query_params[QUERY_KEY] = lab_state.state().link = code
         # Drawn only while open: the code block's highlighter is a large script every fresh browser would
         # otherwise load on the lab's first view, even with the link folded away.
         share = st.expander(t("link_title"), key="lab_share", on_change="rerun")

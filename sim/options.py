@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import argparse
 import sys
-from dataclasses import replace
 
+from . import codec
 from .core.config import (
     COST_MODELS,
     COST_PRESETS,
+    FIRST_TOKEN_MODES,
     KV_ADMISSION,
     MIXING,
     ORDERS,
@@ -17,17 +18,18 @@ from .core.config import (
     PREEMPT,
     PRESETS,
     SJF_KEYS,
-    SLO,
     VICTIMS,
     Config,
     CostModel,
     Policy,
 )
-from .core.moe import MoE
 from .core.profile import load_profile
 from .trace.chat import BYTES, TEMPLATES, TOKENIZERS, with_template
 from .trace.importers import FORMATS, ImportOptions, import_trace
 from .trace.trace import Trace
+
+DEFAULTS = codec.flat(Config()) | codec.flat(Policy())  # each option's default (the dataclasses'), for its help
+LINEAR = ("c0", "c_prefill", "c_decode", "c_attn")  # the linear model's coefficients, each an option
 
 
 class InputError(Exception):
@@ -71,10 +73,10 @@ def add_run_options(run, policies: bool = False) -> None:
         run.add_argument("--policies", type=_policies, default=("static", "continuous"),
                          help="comma list of policies compared (continuous-only options apply to continuous)")
     else:
-        run.add_argument("--policy", choices=POLICIES, default="continuous")
+        run.add_argument("--policy", choices=POLICIES, dest="batching")
     run.add_argument("--token-budget", type=int, required=True, help="token-work per tick")
     run.add_argument("--max-seqs", type=int, help="requests in one iteration's batch")
-    run.add_argument("--first-token", choices=("decode", "prefill"), default="decode",
+    run.add_argument("--first-token", choices=FIRST_TOKEN_MODES,
                      help="decode: the seed's teaching mode; prefill: the prefill iteration emits it (vLLM)")
     for name in ("ttft", "tpot", "e2e"):
         run.add_argument(f"--slo-{name}", type=float, help=f"{name.upper()} limit for goodput, in ticks")
@@ -105,33 +107,34 @@ def add_scheduler_options(run) -> None:
     """The options of the scheduler (sim.core.config.Policy) and of the cache and cost model (its Config)."""
     group = run.add_argument_group("scheduler options")
     group.add_argument("--chunk-size", type=int, help="chunked prefill: at most N prompt tokens a request a tick")
-    group.add_argument("--mixing", choices=MIXING, default="decode-first")
-    group.add_argument("--order", choices=ORDERS, default="fcfs-skip", help="waiting-queue order")
-    group.add_argument("--sjf-key", choices=SJF_KEYS, default="prompt")
-    group.add_argument("--aging-rate", type=float, default=1.0, help="priority gained a tick of waiting")
+    group.add_argument("--mixing", choices=MIXING)
+    group.add_argument("--order", choices=ORDERS, help="waiting-queue order")
+    group.add_argument("--sjf-key", choices=SJF_KEYS)
+    group.add_argument("--aging-rate", type=float, help="priority gained a tick of waiting")
     group.add_argument("--preemptive-priority", action="store_true",
                        help="a waiting request may preempt running ones of lower priority")
-    group.add_argument("--tenant-quota", type=_quota, action="append", default=[],
+    group.add_argument("--tenant-quota", type=_quota, action="append", dest="tenant_quotas",
                        help="TENANT=SHARE of the token budget a tick (repeat for several)")
     group.add_argument("--timeout", type=int, help="cancel a request this long after its arrival")
     group.add_argument("--kv-blocks", type=int, help="paged KV cache: number of blocks (default: unlimited)")
-    group.add_argument("--block-size", type=int, default=4, help="tokens a KV block holds")
-    group.add_argument("--kv-admission", choices=KV_ADMISSION, default="reserve")
-    group.add_argument("--preempt", choices=PREEMPT, default="recompute")
-    group.add_argument("--victim", choices=VICTIMS, default="latest")
-    group.add_argument("--swap-cost", type=int, default=2, help="time to swap a request's blocks back in")
-    group.add_argument("--graph-buckets", type=_buckets, default=(), help="captured decode batch sizes: 1,2,4,8")
-    group.add_argument("--spec-tokens", type=int, default=0, help="speculative decoding: draft tokens a step")
-    group.add_argument("--spec-accept", type=float, default=0.6, help="chance each draft token is accepted")
-    group.add_argument("--seed", type=int, default=0, help="seed of the speculative acceptance draws")
-    group.add_argument("--cost-model", choices=COST_MODELS[:2], default="ticks",
+    group.add_argument("--block-size", type=int, help="tokens a KV block holds")
+    group.add_argument("--kv-admission", choices=KV_ADMISSION)
+    group.add_argument("--preempt", choices=PREEMPT)
+    group.add_argument("--victim", choices=VICTIMS)
+    group.add_argument("--swap-cost", type=int, help="time to swap a request's blocks back in")
+    group.add_argument("--graph-buckets", type=_buckets, help="captured decode batch sizes: 1,2,4,8")
+    group.add_argument("--spec-tokens", type=int, help="speculative decoding: draft tokens a step")
+    group.add_argument("--spec-accept", type=float, help="chance each draft token is accepted")
+    group.add_argument("--seed", type=int, help="seed of the speculative acceptance draws")
+    group.add_argument("--cost-model", choices=COST_MODELS[:2], dest="cost_kind",
                        help="ticks (each iteration one tick) or linear (ms; arrivals read as ms)")
     group.add_argument("--cost-profile", metavar="FILE",
                        help="a measured engine's cost profile (python -m gpu_demo profile writes one; "
                             "gpu_demo/profiles/cpu-float32.json ships): iterations take the time it predicts (ms)")
     group.add_argument("--cost-preset", choices=sorted(COST_PRESETS), help="linear coefficients of a preset")
-    for name, default in (("c0", 8.0), ("c-prefill", 0.1), ("c-decode", 0.5), ("c-attn", 0.002)):
-        group.add_argument(f"--{name}", type=float, help=f"linear model: {name} in ms (default {default})")
+    for name in LINEAR:
+        flag = name.replace("_", "-")
+        group.add_argument(f"--{flag}", type=float, help=f"linear model: {flag} in ms (default {DEFAULTS[name]})")
     add_moe_options(run)
     add_stream_options(run)
     add_prefix_options(run)
@@ -142,9 +145,9 @@ def add_prefix_options(run) -> None:
     group = run.add_argument_group("prefix caching and presets")
     group.add_argument("--prefix-cache", action="store_true",
                        help="automatic prefix caching in the KV cache (needs --kv-blocks): cached tokens skip prefill")
-    group.add_argument("--prefix-block", type=int, default=512,
+    group.add_argument("--prefix-block", type=int,
                        help="tokens each of a trace's hash_ids covers (Mooncake's: 512)")
-    group.add_argument("--preset", choices=[p for p in PRESETS if p], default="",
+    group.add_argument("--preset", choices=[p for p in PRESETS if p],
                        help="a real engine's scheduler, reproduced at a named commit (see the README)")
 
 
@@ -175,45 +178,35 @@ def add_moe_options(run) -> None:
     """Mixture-of-experts routing (sim.core.moe), simulated only: the options of Config.moe."""
     group = run.add_argument_group("MoE routing", "simulated only: each iteration's tokens are routed, seeded, "
                                    "to top-k experts; the busiest expert and the all-to-all add to its time")
-    defaults = MoE()
     for name, (kind, text) in MOE_FLAGS.items():
-        default = getattr(defaults, name.replace("-", "_"))
+        default = DEFAULTS["moe_" + name.replace("-", "_")]
         group.add_argument(f"--moe-{name}", type=kind, help=f"{text} (default {default})")
 
 
 def config_and_policy(args) -> tuple[Config, Policy]:
-    """The Config and Policy that parsed run options (`add_run_options`) ask for."""
-    cost = COST_PRESETS[args.cost_preset] if args.cost_preset else CostModel()
-    coefficients = {k: getattr(args, k) for k in ("c0", "c_prefill", "c_decode", "c_attn")
-                    if getattr(args, k) is not None}
-    cost = replace(cost, kind="linear" if args.cost_preset else args.cost_model, **coefficients)
+    """The Config and Policy that parsed run options (`add_run_options`) ask for: each option is the setting of its
+    name (sim.codec's flat names); one not given keeps the dataclass's default."""
+    given = {name: value for name in codec.LEAVES if (value := getattr(args, name, None)) is not None}
+    if "tenant_quotas" in given:
+        given["tenant_quotas"] = tuple(given["tenant_quotas"])
+    check_moe(given)
+    cost = CostModel()
+    if args.cost_preset:
+        cost, given["cost_kind"] = COST_PRESETS[args.cost_preset], "linear"
     if args.cost_profile:
-        if args.cost_preset or coefficients or args.cost_model != "ticks":
+        if args.cost_preset or given.get("cost_kind", "ticks") != "ticks" or any(name in given for name in LINEAR):
             raise InputError("--cost-profile is a cost model of its own: leave out --cost-model, --cost-preset "
                              "and the linear coefficients")
         cost = load_profile(args.cost_profile)
-    config = Config(token_budget=args.token_budget, max_seqs=args.max_seqs, first_token=args.first_token,
-                    slo=SLO(ttft=args.slo_ttft, tpot=args.slo_tpot, e2e=args.slo_e2e), kv_blocks=args.kv_blocks,
-                    block_size=args.block_size, swap_cost=args.swap_cost, cost=cost)
-    config = replace(config, moe=moe_config(args), read_rate=args.read_rate, prefix_block=args.prefix_block)
-    policy = Policy(batching=getattr(args, "policy", "continuous"), order=args.order, sjf_key=args.sjf_key,
-                    aging_rate=args.aging_rate, preemptive_priority=args.preemptive_priority,
-                    tenant_quotas=tuple(args.tenant_quota), chunk_size=args.chunk_size, mixing=args.mixing,
-                    kv_admission=args.kv_admission, preempt=args.preempt, victim=args.victim, timeout=args.timeout,
-                    graph_buckets=args.graph_buckets, spec_tokens=args.spec_tokens, spec_accept=args.spec_accept,
-                    seed=args.seed, stream_credits=args.stream_credits, release_paused=args.release_paused,
-                    prefix_cache=args.prefix_cache, preset=args.preset)
-    return config, policy
+    return codec.config_and_policy(given, Config(cost=cost))
 
 
-def moe_config(args) -> MoE:
-    """The MoE routing the --moe-* flags ask for; the others apply only with --moe-experts."""
-    given = {flag: getattr(args, "moe_" + flag.replace("-", "_")) for flag in MOE_FLAGS}
-    given = {flag: value for flag, value in given.items() if value is not None}
-    others = [f"--moe-{flag}" for flag in given if flag != "experts"]
-    if others and not given.get("experts"):
+def check_moe(given: dict[str, object]) -> None:
+    """The --moe-* flags other than --moe-experts apply only with it."""
+    others = [f"--moe-{name.removeprefix('moe_').replace('_', '-')}" for name in given
+              if name.startswith("moe_") and name != "moe_experts"]
+    if others and not given.get("moe_experts"):
         raise InputError(f"{', '.join(others)}: MoE routing is off; turn it on with --moe-experts N (N >= 1)")
-    return MoE(**{flag.replace("-", "_"): value for flag, value in given.items()})
 
 
 def load_trace(args) -> Trace:

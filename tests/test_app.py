@@ -119,11 +119,11 @@ def test_worked_example_opens_the_lab_with_its_trace():
     at = open_page("pages/trace_lab.py")
     at.selectbox(key="preset_choice").set_value("bursty").run()
     at.button(key="preset_load").click().run()
-    assert len(at.session_state["lab_current"]) == 40
+    assert len(at.session_state["lab"].current) == 40
     at.switch_page("pages/worked_example.py").run()
     at.button(key="ex_open").click().run()  # sets the lab's scenario, then switches page (AppTest stays put)
     at.switch_page("pages/trace_lab.py").run()
-    assert list(at.session_state["lab_current"]["name"]) == ["A", "B", "C"]
+    assert list(at.session_state["lab"].current["name"]) == ["A", "B", "C"]
     assert at.number_input(key="w_lab_token_budget").value == 8
 
 
@@ -148,7 +148,7 @@ def test_lab_edit_through_the_editor_changes_the_results():
     # the edit survives a page switch and a return
     at.switch_page("pages/home.py").run()
     at.switch_page("pages/trace_lab.py").run()
-    assert list(at.session_state["lab_current"]["output"]) == [5, 2, 10]
+    assert list(at.session_state["lab"].current["output"]) == [5, 2, 10]
     assert list(lab_overall(at).loc["makespan (tick)"].iloc[:2]) == [17, 14]
 
 
@@ -164,7 +164,7 @@ def test_lab_bad_edit_names_the_row_and_keeps_the_typing():
     assert problems.values.tolist() == [[2, "B", "prompt", "must be at least 1, got -3"],
                                         [3, "A", "request", "repeats the name of row 1"],
                                         [4, "D", "arrival", "is empty"]]
-    assert list(at.session_state["lab_current"]["name"]) == ["A", "B", "A", "D"]  # nothing typed is lost
+    assert list(at.session_state["lab"].current["name"]) == ["A", "B", "A", "D"]  # nothing typed is lost
     assert any(b.label == "Download what is typed (CSV)" for b in at.get("download_button"))
 
 
@@ -178,7 +178,7 @@ def test_lab_typed_values_are_kept_as_typed_and_validated_like_an_upload():
     assert problems.values.tolist() == [[1, "", "request", "is empty"],
                                         [1, "", "arrival", "must be a whole number, got 2.5"],
                                         [2, "B", "output", "must be at least 1, got 0"]]
-    typed = at.session_state["lab_current"]
+    typed = at.session_state["lab"].current
     assert list(typed["arrival"]) == [2.5, 0, 3] and list(typed["output"]) == [5, 0, 4]
 
 
@@ -202,7 +202,7 @@ def test_a_run_that_cannot_start_keeps_the_edits_budgets_and_a_way_out():
         at.switch_page(page).run()
         assert not at.exception
     assert at.number_input(key="w_lab_token_budget").value == 3
-    assert list(at.session_state["lab_current"]["output"]) == [5, 2, 10]
+    assert list(at.session_state["lab"].current["output"]) == [5, 2, 10]
     assert any("larger than the token budget" in e.value for e in at.error)
     # the trace still downloads, and the address bar keeps the last scenario that ran
     assert any(b.label == "Download trace (CSV)" for b in at.get("download_button"))
@@ -223,24 +223,24 @@ def test_share_link_restores_the_scenario():
     at.query_params["s"] = code
     at.run()
     assert not at.exception
-    assert list(at.session_state["lab_current"]["name"]) == ["x", "y", "z", "w"]
+    assert list(at.session_state["lab"].current["name"]) == ["x", "y", "z", "w"]
     assert at.number_input(key="w_lab_token_budget").value == 10
     assert at.number_input(key="w_lab_max_seqs").value == 2
-    assert at.session_state["lab_settings"].policy_a == Policy(batching="continuous")
+    assert at.session_state["lab"].settings.policy_a == Policy(batching="continuous")
 
 
 def test_folded_scheduler_options_keep_the_policy_and_static_drops_continuous_only_ones():
     at = open_page("pages/trace_lab.py")
-    at.session_state["lab_settings"].policy_b = Policy(chunk_size=3, order="sjf", graph_buckets=(1, 2, 4))
+    at.session_state["lab"].settings.policy_b = Policy(chunk_size=3, order="sjf", graph_buckets=(1, 2, 4))
     at.run()
     assert not at.exception
     # folded, the options are not drawn, and the policy keeps them
     assert not [w for w in at.number_input if w.key == "w_lab_policy_b_chunk_size"]
-    assert at.session_state["lab_settings"].policy_b == Policy(chunk_size=3, order="sjf", graph_buckets=(1, 2, 4))
+    assert at.session_state["lab"].settings.policy_b == Policy(chunk_size=3, order="sjf", graph_buckets=(1, 2, 4))
     assert "Options changed: order sjf, chunks of 3, graphs 1,2,4" in [c.value for c in at.caption]
     # static batching has no chunked prefill: switching B to it drops the chunk, keeps the rest
     at.selectbox(key="w_lab_policy_b_batching").set_value("static").run()
-    assert at.session_state["lab_settings"].policy_b == Policy(batching="static", order="sjf", graph_buckets=(1, 2, 4))
+    assert at.session_state["lab"].settings.policy_b == Policy(batching="static", order="sjf", graph_buckets=(1, 2, 4))
 
 
 @pytest.mark.parametrize("link", ["garbage!!", "eJzLSM3JyVcozy_KSQEAGgQEXQ", "A" * 20000])
@@ -253,7 +253,7 @@ def test_bad_share_link_shows_a_message_and_the_default(link):
     at.run()
     assert not at.exception
     assert any("could not be opened" in e.value for e in at.error)
-    assert list(at.session_state["lab_current"]["name"]) == ["A", "B", "C"]
+    assert list(at.session_state["lab"].current["name"]) == ["A", "B", "C"]
 
 
 def test_html_in_a_request_name_stays_text():
@@ -315,7 +315,8 @@ def test_capacity_lab_prefix_example_sweeps_the_same_trace_with_and_without_the_
     at = open_page("pages/capacity_lab.py")
     at.button(key="sw_prefix_example").click().run()
     assert not at.exception, at.exception
-    assert at.session_state["sw_source"] == "generated" and any(r.hash_ids for r in at.session_state["sw_generated"])
+    state = at.session_state["sweep"]
+    assert state.source == "generated" and any(r.hash_ids for r in state.generated)
     knees = " ".join(m.value for m in at.markdown if "keeps at least 90%" in m.value or "misses 90%" in m.value)
     found = dict(re.findall(r"\*\*(.+?)\*\* keeps at least 90% of requests within every SLO up to \*\*([\d.]+)x",
                             knees))
@@ -330,9 +331,8 @@ def test_capacity_lab_prefix_example_sweeps_the_same_trace_with_and_without_the_
 
 def test_capacity_lab_under_the_seeds_budget_says_why_continuous_falls_to_static():
     at = open_page("pages/capacity_lab.py")
-    at.session_state["sw_policies"] = at.session_state["sw_policies"].assign(token_budget=[8.0, 8.0, 8.0],
-                                                                             chunk_size=[0.0, 0.0, 4.0])
-    at.session_state["sw_policies_now"] = at.session_state["sw_policies"]
+    state = at.session_state["sweep"]
+    state.policies = state.policies_now = state.policies.assign(token_budget=[8.0] * 3, chunk_size=[0.0, 0.0, 4.0])
     at.run()
     at.button(key="sw_run").click().run()
     assert not at.exception, at.exception
@@ -355,15 +355,14 @@ def test_capacity_lab_sweeps_the_token_budget_and_names_points_that_cannot_run()
 
 def test_capacity_lab_bad_policy_rows_and_oversized_sweeps_are_named():
     at = open_page("pages/capacity_lab.py")
-    at.session_state["sw_policies"] = at.session_state["sw_policies"].assign(chunk_size=[2, 0, 4])
-    at.session_state["sw_policies_now"] = at.session_state["sw_policies"]
+    state = at.session_state["sweep"]
+    state.policies = state.policies_now = state.policies.assign(chunk_size=[2, 0, 4])
     at.run()
     assert any("Policy row 1" in e.value and "continuous batching only" in e.value for e in at.error)
     assert at.button(key="sw_run").disabled
-    at.session_state["sw_policies"] = at.session_state["sw_policies"].assign(chunk_size=[0, 0, 4])
+    state.policies = state.policies.assign(chunk_size=[0, 0, 4])
     at.number_input(key="w_sw_points_rate").set_value(50).run()
-    at.session_state["sw_generated"] = at.session_state["sw_generated"].__class__(
-        at.session_state["sw_generated"].requests * 25)
+    state.generated = state.generated.__class__(state.generated.requests * 25)
     at.run()
     assert any("the web app takes up to" in e.value for e in at.error)
 
@@ -380,7 +379,7 @@ def test_capacity_lab_policy_table_names_typed_values_it_cannot_use():
     assert any("Policy row 2" in e and "“budget”: must be a whole number of at least 1, got 2.5" in e for e in errors)
     assert any("Policy row 3" in e for e in errors)
     assert at.button(key="sw_run").disabled
-    assert list(at.session_state["sw_policies_now"]["token_budget"]) == [12, 2.5, 12]  # kept as typed
+    assert list(at.session_state["sweep"].policies_now["token_budget"]) == [12, 2.5, 12]  # kept as typed
 
 
 def test_real_model_page_renders_in_chinese():
@@ -393,7 +392,7 @@ def test_real_model_page_serves_the_preset_and_draws_measured_charts():
     at = open_page("pages/real_model.py")
     at.button(key="rm_run").click().run()
     assert not at.exception, at.exception
-    results, config, policies, _, _ = at.session_state["rm_results"]
+    results = at.session_state["real_model"].shown.results
     assert [r.schedule.unit for r in results] == ["ms", "ms"]
     assert all(len(out) == r.output for result in results for out, r in zip(result.outputs, result.schedule.requests))
     gantt = figure(at, 0)
@@ -414,7 +413,7 @@ def test_real_model_page_names_a_budget_too_small_for_a_prompt():
     at.button(key="rm_run").click().run()
     assert not at.exception, at.exception
     assert any("token budget" in e.value for e in at.error)
-    assert "rm_results" not in at.session_state
+    assert at.session_state["real_model"].shown is None
 
 
 
@@ -424,7 +423,7 @@ def test_real_model_page_bounds_the_lab_trace_it_serves():
 
     at = open_page("pages/real_model.py")
     table = frame(generate(65, rate=1.0, prompt=Uniform(1, 8), output=Uniform(1, 8), seed=0))
-    at.session_state["lab_trace"] = at.session_state["lab_current"] = table
+    at.session_state["lab"].base = at.session_state["lab"].current = table
     at.radio(key="rm_source").set_value("lab").run()
     assert not at.exception, at.exception
     assert any("65 requests" in e.value and "at most 64" in e.value for e in at.error)
@@ -438,14 +437,14 @@ def test_a_text_trace_uploaded_to_the_lab_is_served_by_the_real_model_with_its_t
     trace, error, _ = upload(b'name,arrival,output,text\nq,0,3,"def f(x):"\nr,1,2,"import os"\n')
     assert error is None and [(r.name, r.prompt) for r in trace] == [("q", 9), ("r", 9)]
     at = open_page("pages/real_model.py")
-    at.session_state["lab_trace"] = at.session_state["lab_current"] = frame(trace)
+    at.session_state["lab"].base = at.session_state["lab"].current = frame(trace)
     at.radio(key="rm_source").set_value("lab").run()
     assert not at.exception, at.exception
     table = next(d.value for d in at.dataframe if "prompt text" in d.value.columns)
     assert table["prompt text"].tolist() == ["def f(x):", "import os"] and table["prompt"].tolist() == [9, 9]
     at.button(key="rm_run").click().run()
     assert not at.exception, at.exception
-    results, *_ = at.session_state["rm_results"]
+    results = at.session_state["real_model"].shown.results
     assert [len(out) for out in results[1].outputs] == [3, 2]
 
 
@@ -453,7 +452,7 @@ def test_a_run_in_milliseconds_labels_rates_and_sentences_in_ms():
     at = open_page("pages/trace_lab.py")
     at.radio(key="w_lab_cost_kind").set_value("linear").run()
     assert not at.exception, at.exception
-    assert at.session_state["lab_ran"].config.cost.kind == "linear"
+    assert at.session_state["lab"].ran.config.cost.kind == "linear"
     overall = lab_overall(at)
     assert "throughput (tokens/ms)" in overall.index and "requests/ms" in overall.index
     assert not any("tick" in label for label in overall.index)
@@ -462,17 +461,17 @@ def test_a_run_in_milliseconds_labels_rates_and_sentences_in_ms():
 
 def test_the_lab_runs_as_this_machine_would_serve_it_with_the_measured_profile_and_back():
     at = open_page("pages/trace_lab.py")
-    c0 = at.session_state["lab_settings"].c0
+    c0 = at.session_state["lab"].settings.c0
     at.radio(key="w_lab_cost_kind").set_value("profile").run()
     assert not at.exception, at.exception
-    cost = at.session_state["lab_ran"].config.cost
+    cost = at.session_state["lab"].ran.config.cost
     assert cost.kind == "profile" and "cpu float32" in cost.source and cost.c_key > 0
     assert any("64 batch shapes" in c.value for c in at.caption)  # which profile, and how good it is
     assert any("ms × token rows" in c.value for c in at.caption)  # its formula, with units
     at.radio(key="w_lab_cost_kind").set_value("linear").run()
     assert not at.exception, at.exception
-    assert at.session_state["lab_ran"].config.cost.kind == "linear"
-    assert at.session_state["lab_settings"].c0 == c0  # the linear c0 the profile replaced comes back
+    assert at.session_state["lab"].ran.config.cost.kind == "linear"
+    assert at.session_state["lab"].settings.c0 == c0  # the linear c0 the profile replaced comes back
 
 
 def test_the_capacity_lab_sweeps_with_the_measured_profile_in_ms():
@@ -483,8 +482,8 @@ def test_the_capacity_lab_sweeps_with_the_measured_profile_in_ms():
                               for w in at.warning)  # the shown sweep was made in ticks
     at.button(key="sw_run").click().run()
     assert not at.exception, at.exception
-    rows, *_, inputs = at.session_state["sw_result"]
-    assert all(entry.config.cost.kind == "profile" for entry in inputs[1])
+    result = at.session_state["sweep"].result
+    assert result.unit == "ms" and all(entry.config.cost.kind == "profile" for entry in result.chosen)
     assert figure(at, 1)["layout"]["yaxis"]["title"]["text"].endswith("ms")
     assert any("(ms," in n.label for n in at.number_input if n.key == "w_sw_slo_ttft")
 
@@ -502,10 +501,12 @@ def test_prompts_over_the_budget_matter_only_to_a_policy_without_chunked_prefill
 def test_the_lab_settings_are_configs_fields_and_round_trip():
     from dataclasses import fields
 
+    from sim.codec import flat
     from sim.core.config import SLO, ConfigError, CostModel
-    from ui.lab_state import LabSettings, flat
+    from ui.lab_state import LabSettings
     names = [f.name for f in fields(LabSettings)]
     assert names == [*flat(Config()), "policy_a", "policy_b"]  # one field a Config field, nested ones flattened
+    assert LabSettings().max_seqs == 0 and LabSettings().slo_ttft == 0.0  # Config's None as its widget shows it
     assert LabSettings() == LabSettings.of(Config(), Policy(batching="static"), Policy())
     config = Config(16, 4, "prefill", SLO(ttft=5.0, e2e=40.0), kv_blocks=32, block_size=8, swap_cost=3,
                     cost=CostModel("linear", c0=2.0, c_prefill=0.25, c_decode=0.5, c_attn=0.01))
@@ -519,20 +520,20 @@ def test_the_lab_settings_are_configs_fields_and_round_trip():
 def test_the_policy_form_is_made_from_policys_fields_and_round_trips():
     from dataclasses import fields
 
+    from sim.codec import flat, shown, typed
     from sim.core.config import ConfigError
-    from ui.lab_state import policy_value, policy_widget_values
     from ui.policy_form import OPTIONS
     assert sorted(OPTIONS) == sorted(f.name for f in fields(Policy) if f.name != "batching")
     policy = Policy(order="aging", aging_rate=2.5, preemptive_priority=True, tenant_quotas=(("vip", 0.5), ("f", 0.25)),
                     chunk_size=3, mixing="prefill-first", kv_admission="overcommit", preempt="swap",
                     victim="lowest-priority", timeout=9, graph_buckets=(1, 2, 8), spec_tokens=2, spec_accept=0.5,
                     seed=7)
-    shown = policy_widget_values(policy)
-    assert shown["tenant_quotas"] == "vip=0.5, f=0.25" and shown["graph_buckets"] == "1, 2, 8"
-    assert Policy(**{name: policy_value(name, value) for name, value in shown.items()}) == policy
-    assert policy_widget_values(Policy())["chunk_size"] == 0 and policy_value("chunk_size", 0) is None
+    widgets = {name: shown(name, value) for name, value in flat(policy).items()}
+    assert widgets["tenant_quotas"] == "vip=0.5, f=0.25" and widgets["graph_buckets"] == "1, 2, 8"
+    assert Policy(**{name: typed(name, value) for name, value in widgets.items()}) == policy
+    assert shown("chunk_size", Policy().chunk_size) == 0 and typed("chunk_size", 0) is None
     with pytest.raises(ConfigError) as error:
-        policy_value("graph_buckets", "1, two")
+        typed("graph_buckets", "1, two")
     assert error.value.field == "graph_buckets"
 
 
@@ -544,9 +545,9 @@ def test_the_open_policy_form_edits_every_option_and_names_a_bad_list():
     at.selectbox(key="w_lab_policy_b_order").set_value("sjf").run()
     at.selectbox(key="w_lab_policy_b_sjf_key").set_value("output")
     at.text_input(key="w_lab_policy_b_graph_buckets").set_value("1, 4").run()
-    assert at.session_state["lab_settings"].policy_b == Policy(chunk_size=4, order="sjf", sjf_key="output",
+    assert at.session_state["lab"].settings.policy_b == Policy(chunk_size=4, order="sjf", sjf_key="output",
                                                                graph_buckets=(1, 4))
     at.text_input(key="w_lab_policy_b_graph_buckets").set_value("1, four").run()
     assert "“CUDA-graph batch sizes (empty = eager)”: write batch sizes" in " ".join(e.value for e in at.error)
     assert at.text_input(key="w_lab_policy_b_graph_buckets").value == "1, four"  # kept as typed
-    assert at.session_state["lab_settings"].policy_b.graph_buckets == (1, 4)
+    assert at.session_state["lab"].settings.policy_b.graph_buckets == (1, 4)

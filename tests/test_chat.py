@@ -311,11 +311,11 @@ def test_the_panel_shows_the_templated_text_and_both_counts_and_adds_a_request()
     at.number_input(key="w_lab_token_budget").set_value(64)  # else the prompt could never be admitted
     at.button(key="chat_use").click().run()
     assert not at.exception, at.exception
-    table = at.session_state["lab_current"]
+    table = at.session_state["lab"].current
     added = table.iloc[-1]
     assert (added["name"], added["prompt"], added["text"], added["system"]) == ("chat1", count(BPE, text), "Hi!",
                                                                                "Be brief.")
-    trace = at.session_state["lab_ran"].trace  # the run the page shows: the count entered admission
+    trace = at.session_state["lab"].ran.trace  # the run the page shows: the count entered admission
     assert [r.prompt for r in trace if r.name == "chat1"] == [count(BPE, text)]
 
 
@@ -338,7 +338,7 @@ def test_the_panel_uses_a_rows_messages_and_sets_its_prompt_keeping_the_other_ed
     at = open_panel()
     trace = validate([{"name": "A", "arrival": 0, "prompt": 4, "output": 5},
                       {"name": "q", "arrival": 1, "output": 2, "text": "你好", "system": "Be brief."}])
-    at.session_state["lab_trace"] = at.session_state["lab_current"] = frame(trace)
+    at.session_state["lab"].base = at.session_state["lab"].current = frame(trace)
     at.run()
     at.session_state["trace"] = {"edited_rows": {0: {"output": 7}}, "added_rows": [], "deleted_rows": []}
     at.run()
@@ -349,7 +349,7 @@ def test_the_panel_uses_a_rows_messages_and_sets_its_prompt_keeping_the_other_ed
     assert any(c.value.rstrip("\n") == text.rstrip("\n") for c in at.code)  # st.code drops a last \n
     assert any("2 characters outside ASCII are 6 bytes and 6 BPE tokens" in i.value for i in at.info)
     at.button(key="chat_use").click().run()
-    table = at.session_state["lab_current"]
+    table = at.session_state["lab"].current
     assert table["prompt"].tolist() == [4, count("bytes", text)] and table["output"].tolist() == [7, 2]
 
 
@@ -357,7 +357,7 @@ def test_the_panel_says_which_message_of_a_row_is_wrong_in_chinese():
     from streamlit.testing.v1 import AppTest
 
     from tests.test_app import APP
-    from ui.lab_state import frame
+    from ui.lab_state import LabState, frame
 
     table = frame(validate([{"name": "A", "arrival": 0, "prompt": 4, "output": 5}]))
     table["messages"] = ['[{"role": "robot", "content": "hi"}]']
@@ -366,7 +366,7 @@ def test_the_panel_says_which_message_of_a_row_is_wrong_in_chinese():
     at.run()
     # Everything set before the lab's one run: a second run would have the test's own process format the
     # selectboxes' options, in English.
-    at.session_state["lab_trace"] = at.session_state["lab_current"] = table
+    at.session_state["lab"] = LabState(base=table, current=table)
     at.session_state["lab_chat"] = True
     at.session_state["chat_source"] = 0
     at.switch_page("pages/trace_lab.py").run()

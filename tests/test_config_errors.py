@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from sim.codec import LIST_FORMATS
 from sim.core.config import Policy
 from sim.core.errors import MESSAGES, ConfigError
-from ui.lab_state import LIST_FORMATS, LabSettings
+from ui.lab_state import LabSettings
 from ui.problems import label_key
 from ui.strings import STRINGS
 

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
+from sim import codec
 from sim.core.config import Config, CostModel, Policy
 from sim.core.engine import simulate
 from sim.core.kv import blocks_for
@@ -33,7 +34,7 @@ def open_lab(lang: str = "en", link: str | None = None) -> AppTest:
 
 def editor_key(at: AppTest) -> str:
     """lab_state.editor_key of the app's session (the test's own has none)."""
-    restarts = at.session_state.get(lab_state.RESTARTS, 0)
+    restarts = at.session_state["lab"].restarts
     return f"{lab_state.EDITOR}_{restarts}" if restarts else lab_state.EDITOR
 
 
@@ -45,15 +46,15 @@ def test_loading_the_same_preset_again_drops_the_edits_and_their_errors():
     at = open_lab()
     at.session_state[lab_state.EDITOR] = EDIT
     at.run()
-    assert at.error and list(at.session_state[lab_state.CURRENT]["prompt"]) == [4, 2, -2]
+    assert at.error and list(at.session_state["lab"].current["prompt"]) == [4, 2, -2]
     before = editor(at).proto.id
     at.button(key="preset_load").click().run()  # the preset shown is the one the lab started from
     assert not at.exception and not at.error
-    assert at.session_state[lab_state.CURRENT].equals(lab_state.frame(PRESETS["seed"].build()))
+    assert at.session_state["lab"].current.equals(lab_state.frame(PRESETS["seed"].build()))
     # A browser keeps an editor's edits while the page draws the same editor: this one is new, with none.
     assert editor(at).proto.id != before and not any(dict(at.session_state[editor_key(at)]).values())
     at.number_input(key="w_lab_token_budget").set_value(9).run()  # the next change: the error stays away
-    assert not at.error and list(at.session_state[lab_state.CURRENT]["prompt"]) == [4, 2, 3]
+    assert not at.error and list(at.session_state["lab"].current["prompt"]) == [4, 2, 3]
 
 
 def test_loading_another_table_keeps_the_editors_key():
@@ -74,16 +75,16 @@ def open_options(at: AppTest, side: str = "b") -> AppTest:
 
 def test_an_engine_preset_that_caches_prefixes_gets_a_kv_cache_and_runs_at_once():
     at = open_options(open_lab())
-    assert not at.session_state["lab_settings"].kv_blocks  # "unlimited": no size
+    assert not at.session_state["lab"].settings.kv_blocks  # "unlimited": no size
     at.selectbox(key="w_lab_policy_b_preset").set_value("vllm-v1").run()
     assert not at.exception and not at.error
-    settings, trace = at.session_state["lab_settings"], read_csv(SEED_CSV)
+    settings, trace = at.session_state["lab"].settings, read_csv(SEED_CSV)
     longest = max(r.prompt + r.output - 1 for r in trace.requests)  # the KV a request holds at most
     running = Config(settings.token_budget).seq_limit
     assert settings.kv_blocks == running * blocks_for(longest, settings.block_size)  # a full batch of the longest
     assert at.number_input(key="w_lab_kv_blocks").value == settings.kv_blocks  # shown where it is set
     assert any(f"{settings.kv_blocks} blocks of {settings.block_size} tokens" in c.value for c in at.caption)
-    ran = at.session_state[lab_state.RAN]
+    ran = at.session_state["lab"].ran
     assert ran.policy_b.preset == "vllm-v1" and ran.config.kv_blocks == settings.kv_blocks
 
 
@@ -91,14 +92,14 @@ def test_the_options_a_preset_sets_show_its_values_and_the_policy_keeps_none_of_
     at = open_options(open_lab())
     at.selectbox(key="w_lab_policy_b_order").set_value("sjf").run()
     at.selectbox(key="w_lab_policy_b_preset").set_value("sglang").run()
-    budget = at.session_state["lab_settings"].token_budget
+    budget = at.session_state["lab"].settings.token_budget
     for name, value in decided("sglang", budget).items():
-        shown = lab_state.widget_value(name, value)
+        shown = codec.shown(name, value)
         widget = at.get("selectbox") + at.get("checkbox") + at.get("number_input")
         found = [w for w in widget if w.key == f"w_lab_policy_b_{name}_by_sglang_{shown}"]
         assert len(found) == 1 and found[0].value == shown and found[0].disabled, name
-    assert at.session_state["lab_settings"].policy_b == Policy(preset="sglang")  # order sjf gave way to sglang's
-    assert not at.error and at.session_state[lab_state.RAN].policy_b == Policy(preset="sglang")
+    assert at.session_state["lab"].settings.policy_b == Policy(preset="sglang")  # order sjf gave way to sglang's
+    assert not at.error and at.session_state["lab"].ran.policy_b == Policy(preset="sglang")
 
 
 def test_a_kv_cache_set_to_none_under_such_a_preset_is_named_by_its_label_and_policy():
@@ -125,7 +126,7 @@ def test_errors_are_in_the_pages_language_and_name_the_field_by_its_label():
 def test_nano_vllms_budget_rule_is_checked_on_the_longest_request_not_the_first():
     at = open_options(open_lab())
     last = read_csv(SEED_CSV).requests[-1]
-    output = 3 * at.session_state["lab_settings"].token_budget  # the last request alone outgrows the budget
+    output = 3 * at.session_state["lab"].settings.token_budget  # the last request alone outgrows the budget
     at.session_state["trace"] = {"edited_rows": {2: {"output": output}}, "added_rows": [], "deleted_rows": []}
     at.run()
     at.selectbox(key="w_lab_policy_b_preset").set_value("nano-vllm").run()
@@ -138,7 +139,7 @@ def test_the_summary_says_units_and_the_tables_name_the_policies_1_and_2():
     code = encode(Scenario(read_csv(SEED_CSV), Config(8, cost=CostModel("linear", c0=400.0)), Policy("static"),
                            Policy()))
     at = open_lab(link=code)  # iterations of about 400 ms: a makespan of seconds
-    ran = at.session_state[lab_state.RAN]
+    ran = at.session_state["lab"].ran
     static, continuous = (simulate(ran.trace, ran.config, policy).makespan for policy in (ran.policy_a, ran.policy_b))
     sentences = next(m.value for m in at.markdown if m.value.startswith("- "))
     assert f"makespan {quantity(continuous, 'ms')} vs {quantity(static, 'ms')}" in sentences

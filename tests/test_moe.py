@@ -207,7 +207,8 @@ def test_cli_bad_moe_flags_give_one_line(tmp_path, flags, says):
 
 
 def test_the_lab_settings_carry_moe_and_a_link_keeps_it():
-    from ui.lab_state import LabSettings, flat
+    from sim.codec import flat
+    from ui.lab_state import LabSettings
     from ui.scenario import Scenario, decode, encode
 
     config = Config(8, moe=replace(MIXTRAL, c_expert=0.3, seed=4))
@@ -247,11 +248,11 @@ def test_the_lab_in_chinese_with_moe_on():
     from streamlit.testing.v1 import AppTest
 
     from tests.test_app import APP
-    from ui.lab_state import LabSettings
+    from ui.lab_state import LabSettings, LabState
 
     at = AppTest.from_file(APP, default_timeout=60)
     at.session_state["lang"] = "zh"
-    at.session_state["lab_settings"] = LabSettings(moe_experts=4, cost_kind="linear")
+    at.session_state["lab"] = LabState(settings=LabSettings(moe_experts=4, cost_kind="linear"))
     at.run()
     at.switch_page("pages/trace_lab.py").run()
     assert not at.exception, at.exception

@@ -437,21 +437,22 @@ def test_the_cli_reports_what_the_prefix_cache_found(tmp_path):
 # -- the page ------------------------------------------------------------------------------------------------------
 
 def test_the_real_model_page_shows_speculation_swaps_and_graphs():
+    from sim import codec
     from tests.test_app import open_page
-    from ui.lab_state import WIDGET, policy_widget_values
+    from ui.lab_state import WIDGET
 
     at = open_page("pages/real_model.py")
     chosen = {"a": Policy(spec_tokens=2),
               "b": Policy(kv_admission="overcommit", preempt="swap", graph_buckets=(2, 4, 8))}
     for side, policy in chosen.items():  # the policy and its form's widgets, as a scenario sets them
-        at.session_state[f"rm_policy_{side}"] = policy
-        for name, value in {**policy_widget_values(policy), "batching": policy.batching}.items():
-            at.session_state[f"{WIDGET}rm_policy_{side}_{name}"] = value
+        setattr(at.session_state["real_model"], f"policy_{side}", policy)
+        for name, value in codec.flat(policy).items():
+            at.session_state[f"{WIDGET}rm_policy_{side}_{name}"] = codec.shown(name, value)
     at.run()
     at.number_input(key="rm_kv_blocks").set_value(100).run()
     at.button(key="rm_run").click().run(timeout=300)
     assert not at.exception, at.exception
-    results, *_ = at.session_state["rm_results"]
+    results = at.session_state["real_model"].shown.results
     assert results[0].acceptance_rate is not None and results[1].swaps
     spoken = [m.value for m in at.markdown if "self-speculation" in m.value]
     assert len(spoken) == 1 and share(results[0].acceptance_rate) in spoken[0]  # (ui/numbers.py's form)
@@ -460,7 +461,7 @@ def test_the_real_model_page_shows_speculation_swaps_and_graphs():
     captions = " ".join(c.value for c in at.caption)
     assert "CUDA graphs need a CUDA device" in captions and "copies of KV blocks" in captions
     at.button(key="rm_spec_lab_A").click().run()
-    lab_a = at.session_state["lab_settings"].policy_a
+    lab_a = at.session_state["lab"].settings.policy_a
     assert lab_a.spec_tokens == 2 and lab_a.spec_accept == pytest.approx(results[0].acceptance_rate, abs=1e-4)
     assert any("now drafts 2 tokens" in s.value for s in at.success)
 
@@ -569,11 +570,12 @@ def test_the_real_model_page_measures_what_a_shared_system_prompt_saves():
 
     at = open_page("pages/real_model.py")
     at.radio(key="rm_source").set_value("shared_prompt").run()
-    assert not at.session_state["rm_policy_a"].prefix_cache and at.session_state["rm_policy_b"].prefix_cache
+    state = at.session_state["real_model"]
+    assert not state.policy_a.prefix_cache and state.policy_b.prefix_cache
     assert any("You review Python" in c.value for c in at.caption)
     at.button(key="rm_run").click().run(timeout=300)
     assert not at.exception, at.exception
-    results, *_ = at.session_state["rm_results"]
+    results = at.session_state["real_model"].shown.results
     a, b = (compute(r.schedule) for r in results)
     assert a.prefix_hits == 0 and (b.prefix_hits, b.prefix_queried) == (288, 456)  # the system prompt, 7 times of 8
     assert b.prefill_tokens == a.prefill_tokens - b.prefix_hits

@@ -358,11 +358,11 @@ def test_the_real_model_page_runs_a_slow_reader_and_a_client_that_leaves(source)
 
     at = open_page("pages/real_model.py")
     at.radio(key="rm_source").set_value(source).run()
-    policy_b = at.session_state["rm_policy_b"]
+    policy_b = at.session_state["real_model"].policy_b
     assert policy_b.stream_credits == (4 if source == "slow_reader" else None)
     at.button(key="rm_run").click().run(timeout=300)
     assert not at.exception, at.exception
-    second = at.session_state["rm_results"][0][1].schedule.requests[1]
+    second = at.session_state["real_model"].shown.results[1].schedule.requests[1]
     if source == "slow_reader":
         assert second.read_rate and any(s.phase == "paused" for s in second.segments)
     else:

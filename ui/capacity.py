@@ -8,11 +8,13 @@ from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import CancelledError, Executor
 from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field
 
 import pandas as pd
 import streamlit as st
 
-from sim.core.config import KV_ADMISSION, ORDERS, POLICIES, PREEMPT, SLO, Config, ConfigError, CostModel, Policy
+from sim import codec
+from sim.core.config import KV_ADMISSION, ORDERS, POLICIES, PREEMPT, SLO, Config, ConfigError, CostModel
 from sim.core.policies import make_scheduler
 from sim.report.sweep import Entry, applied, parse_values, sweep, worker_pool
 from sim.report.sweep import stop_pool as stop_workers
@@ -20,9 +22,9 @@ from sim.trace.generate import Uniform, generate, shared_prefix
 from sim.trace.trace import Trace, TraceError
 
 from .i18n import t
-from .lab_state import WIDGET, LabSettings
 from .numbers import number, share
 from .problems import config_error, trace_error_text
+from .session import WIDGET, ask, page_state
 from .text import md_escape
 
 MAX_POLICIES = 4
@@ -42,9 +44,7 @@ DEFAULT_TRACE = {"n": 1000, "rate": 0.3, "prompt": (1, 8), "output": (1, 16)}
 # Each swept parameter's default range: low, high, points.
 RANGES = {"rate": (0.25, 4.0, 16), "token_budget": (4, 64, 16), "max_seqs": (1, 32, 16), "chunk_size": (1, 16, 16),
           "kv_blocks": (8, 128, 16)}
-SETTINGS = {"sw_source": "generated", "sw_cost": "ticks", "sw_first": "decode", "sw_slo_ttft": 20.0, "sw_slo_tpot": 2.0,
-            "sw_slo_e2e": 0.0, "sw_target": 90, "sw_parameter": "rate"} | {
-    f"sw_{end}_{key}": value for key, bounds in RANGES.items() for end, value in zip(("low", "high", "points"), bounds)}
+STATE_KEY = "sweep"  # the page's CapacityState
 
 
 def default_trace() -> Trace:
@@ -52,16 +52,70 @@ def default_trace() -> Trace:
     return generate(spec["n"], spec["rate"], Uniform(*spec["prompt"]), Uniform(*spec["output"]), seed=0)
 
 
-def init_state() -> None:
-    """The page's settings on a first visit, and its policy edits kept when a user comes back to it."""
-    state = st.session_state
-    if "sw_generated" not in state:
-        state["sw_generated"] = default_trace()
-    state.setdefault("sw_policies", default_policies())
-    if "sw_policies_editor" not in state and "sw_policies_now" in state:
-        state["sw_policies"] = state["sw_policies_now"]
-    for key, value in SETTINGS.items():
-        state.setdefault(key, value)
+@dataclass(slots=True)
+class SweepResult:
+    """A sweep the page shows: its rows, the target and the trace's figures they are read against, and the inputs
+    it ran (to tell when the page's inputs have changed since)."""
+    rows: list[dict]
+    goal: float
+    base_rate: float
+    prompt_mean: float
+    requests: tuple
+    chosen: list[Entry]
+    parameter: str
+    values: list
+
+    @property
+    def unit(self) -> str:
+        """The unit of its times: ms under a measured profile, else ticks."""
+        return "ms" if self.chosen and self.chosen[0].config.cost.kind == "profile" else "tick"
+
+    def stale(self, trace: Trace | None, chosen: list[Entry], parameter: str, values: list | None) -> bool:
+        """Whether it was run from other inputs than the page now holds."""
+        return trace is not None and values is not None and \
+            (self.requests, self.chosen, self.parameter, self.values) != (trace.requests, chosen, parameter, values)
+
+
+@dataclass(slots=True)
+class CapacityState:
+    """The capacity lab's session state, under STATE_KEY: the traces, the policies table, the settings its
+    widgets keep (session.kept, each widget's key "sw_" + the field's name, a range's "sw_low_" + its parameter...),
+    and the sweep shown."""
+    generated: Trace = field(default_factory=default_trace)
+    generated_block: int | None = None  # the tokens a hash id of the generated trace covers (the example's own)
+    uploaded: Trace | None = None
+    policies: pd.DataFrame = field(default_factory=lambda: default_policies())  # the table the editor starts from
+    policies_now: pd.DataFrame | None = None  # as edited: what runs
+    source: str = "generated"
+    cost: str = "ticks"
+    first: str = "decode"
+    slo_ttft: float = 20.0
+    slo_tpot: float = 2.0
+    slo_e2e: float = 0.0
+    target: int = 90
+    parameter: str = "rate"
+    low: dict[str, float | int] = field(default_factory=lambda: {key: low for key, (low, _, _) in RANGES.items()})
+    high: dict[str, float | int] = field(default_factory=lambda: {key: high for key, (_, high, _) in RANGES.items()})
+    points: dict[str, int] = field(default_factory=lambda: {key: points for key, (_, _, points) in RANGES.items()})
+    result: SweepResult | None = None
+
+    def slo(self) -> SLO:
+        return SLO(*(limit or None for limit in (self.slo_ttft, self.slo_tpot, self.slo_e2e)))
+
+
+POLICIES_EDITOR = "sw_policies_editor"  # the policies table's widget key
+
+
+def init_state() -> CapacityState:
+    """The page's state: its settings on a first visit, and its policy edits kept when a user comes back to it."""
+    state = page_state(STATE_KEY, CapacityState)
+    if POLICIES_EDITOR not in st.session_state and state.policies_now is not None:
+        state.policies = state.policies_now
+    return state
+
+
+def capacity_state() -> CapacityState:
+    return st.session_state[STATE_KEY]
 
 
 def base_rate(trace: Trace) -> float:
@@ -102,20 +156,30 @@ def prefix_example_policies() -> pd.DataFrame:
 
 def load_prefix_example() -> None:
     """The example button's callback (it runs before the widgets are drawn, so they show what it set)."""
-    state = st.session_state
-    low, high, points = PREFIX_RANGE
-    settings = {"sw_source": "generated", "sw_parameter": "rate", "sw_low_rate": low, "sw_high_rate": high,
-                "sw_points_rate": points}
-    state.update(settings, sw_generated=prefix_example_trace(), sw_generated_block=PREFIX_BLOCK,
-                 sw_policies=prefix_example_policies(), sw_policies_now=prefix_example_policies())
-    for key in (*(WIDGET + key for key in settings), "sw_policies_editor"):
-        state.pop(key, None)
-    state["sw_run_asked"] = True
+    state = capacity_state()
+    state.source, state.parameter = "generated", "rate"
+    state.low["rate"], state.high["rate"], state.points["rate"] = PREFIX_RANGE
+    state.generated, state.generated_block = prefix_example_trace(), PREFIX_BLOCK
+    state.policies = state.policies_now = prefix_example_policies()
+    for key in ("sw_source", "sw_parameter", "sw_low_rate", "sw_high_rate", "sw_points_rate"):
+        st.session_state.pop(WIDGET + key, None)
+    st.session_state.pop(POLICIES_EDITOR, None)
+    ask(RUN)
 
 
-def prefix_block(source: str, lab_block: int) -> int:
+RUN = "sw_run"  # the Run button's key
+
+
+def generated(trace: Trace) -> None:
+    """Make the generator's `trace` the swept one (its hash ids, if any, cover the lab's prefix block)."""
+    state = capacity_state()
+    state.generated, state.generated_block = trace, None
+
+
+def prefix_block(lab_block: int) -> int:
     """The tokens each hash id of the swept trace covers: the example's own, else the lab's setting."""
-    return (source == "generated" and st.session_state.get("sw_generated_block")) or lab_block
+    state = capacity_state()
+    return (state.source == "generated" and state.generated_block) or lab_block
 
 
 def fitting_budget(trace: Trace) -> int:
@@ -124,16 +188,16 @@ def fitting_budget(trace: Trace) -> int:
     return DEFAULT_BUDGET if largest <= DEFAULT_BUDGET else 1 << (largest - 1).bit_length()
 
 
-def adopt(trace: Trace, key: str, policies_key: str, now_key: str, editor_key: str) -> None:
-    """Make `trace` the swept trace; when the policies are still the defaults, size their budgets to it (a
-    real trace's prompts are thousands of tokens, the defaults' budget is the seed's 8)."""
-    state = st.session_state
-    state[key] = trace
-    current = state.get(now_key, state.get(policies_key))
+def adopt(trace: Trace) -> None:
+    """Make the uploaded `trace` the swept trace; when the policies are still the defaults, size their budgets to
+    it (a real trace's prompts are thousands of tokens, the defaults' budget is the seed's 8)."""
+    state = capacity_state()
+    state.uploaded = trace
+    current = state.policies if state.policies_now is None else state.policies_now
     budget = fitting_budget(trace)
-    if current is not None and current.equals(default_policies()) and budget != DEFAULT_BUDGET:
-        state[policies_key] = state[now_key] = default_policies(budget)
-        state.pop(editor_key, None)
+    if current.equals(default_policies()) and budget != DEFAULT_BUDGET:
+        state.policies = state.policies_now = default_policies(budget)
+        st.session_state.pop(POLICIES_EDITOR, None)
         st.toast(t("sw_budget_fitted", budget=f"{budget:,}"), icon="📏")
 
 
@@ -170,23 +234,16 @@ def column_labels() -> dict[str, str]:
             "policy": t("sw_col_batching"), **{c: t(f"sw_col_{c}") for c in ("order", "kv_admission", "preempt")}}
 
 
-def _whole(row: dict, column: str) -> int | float | None:
-    """A number cell: empty or 0 is None (no limit, off); a whole number an int; anything else as typed, for
-    Config to refuse by name."""
-    value = row.get(column)
-    if value is None or pd.isna(value) or value == 0:
-        return None
-    return int(value) if float(value).is_integer() else value
-
-
 def entries(table: pd.DataFrame, first_token: str, slo: SLO, cost: CostModel | None = None,
             prefix_block: int = 512) -> tuple[list[Entry], list[str]]:
     """The table's policies as sweep entries under one cost model (default: ticks), or the problems found, each
-    naming its row. `prefix_block`: the tokens each of the trace's hash ids covers."""
+    naming its row. `prefix_block`: the tokens each of the trace's hash ids covers. A cell is read as the lab's
+    forms read a widget (sim.codec.typed: empty or 0 is no limit, off); what cannot be a setting is named."""
     out, problems, seen = [], [], set()
     rows = [r for r in table.to_dict("records") if any(pd.notna(v) and v != "" for v in r.values())]
     if not 1 <= len(rows) <= MAX_POLICIES:
         problems.append(t("sw_policy_count", most=MAX_POLICIES))
+    shared = Config(first_token=first_token, slo=slo, cost=cost or CostModel(), prefix_block=prefix_block)
     for index, row in enumerate(rows, start=1):
         label = "" if pd.isna(row.get("label")) else str(row["label"]).strip()  # a cleared cell is NaN
         if not label or label in seen:
@@ -194,11 +251,8 @@ def entries(table: pd.DataFrame, first_token: str, slo: SLO, cost: CostModel | N
             continue
         seen.add(label)
         try:
-            config = Config(_whole(row, "token_budget") or 0, _whole(row, "max_seqs"), first_token, slo,
-                            _whole(row, "kv_blocks"), cost=cost or CostModel(), prefix_block=prefix_block)
-            policy = Policy(str(row.get("batching")), str(row.get("order")), chunk_size=_whole(row, "chunk_size"),
-                            kv_admission=str(row.get("kv_admission")), preempt=str(row.get("preempt")),
-                            prefix_cache=row.get("prefix_cache") is True)
+            config, policy = codec.config_and_policy(
+                {column: codec.typed(column, row.get(column)) for column in COLUMNS[1:]}, shared)
         except ConfigError as error:
             problems.append(t("sw_policy_bad", row=index, label=md_escape(label),
                               reason=config_error(error, column_labels())))
@@ -241,11 +295,11 @@ def _digest(*parts: object) -> str:
 def first_sweep() -> tuple[Trace, list[Entry], str, list]:
     """What the page sweeps on a first visit, as its settings stand before anyone touches them: the default trace
     and policies (labelled in the current language) over the default range of the default parameter."""
-    slo = SLO(*(SETTINGS[f"sw_slo_{name}"] or None for name in ("ttft", "tpot", "e2e")))
-    chosen, _ = entries(default_policies(), SETTINGS["sw_first"], slo, prefix_block=LabSettings().prefix_block)
-    parameter = SETTINGS["sw_parameter"]
-    low, high, points = (SETTINGS[f"sw_{end}_{parameter}"] for end in ("low", "high", "points"))
-    return default_trace(), chosen, parameter, parse_values(parameter, f"{low}:{high}:{points}")
+    state = CapacityState()
+    chosen, _ = entries(state.policies, state.first, state.slo())
+    parameter = state.parameter
+    values = parse_values(parameter, f"{state.low[parameter]}:{state.high[parameter]}:{state.points[parameter]}")
+    return state.generated, chosen, parameter, values
 
 
 def run_sweep(trace: Trace, chosen: list[Entry], parameter: str, values: list,
@@ -390,21 +444,15 @@ def single(rows: list[dict], columns: tuple[str, ...]) -> float | None:
     return values.pop() if len(values) == 1 else None
 
 
-def point_error(result_inputs: tuple, row: dict) -> str:
+def point_error(result: SweepResult, row: dict) -> str:
     """Why a sweep point could not run, in the page's words (markdown): its row holds sim's English, so the point's
     scheduler is made again here, which is where a point fails."""
-    requests, chosen, parameter, _ = result_inputs
-    entry = next(e for e in chosen if e.label == row["policy"])
+    entry = next(e for e in result.chosen if e.label == row["policy"])
     try:
-        trace, config, policy = applied(Trace(requests), entry, parameter, row["value"])
+        trace, config, policy = applied(Trace(result.requests), entry, result.parameter, row["value"])
         make_scheduler(policy, trace, config)
     except TraceError as error:
         return trace_error_text(error)
     except ConfigError as error:
         return config_error(error, column_labels())
     return md_escape(row["error"])  # (a run that failed past its start: as sim said it)
-
-
-def stale(result_inputs: tuple, trace: Trace | None, chosen: list[Entry], parameter: str, values: list | None) -> bool:
-    """Whether the shown sweep was run from other inputs than the page now holds."""
-    return trace is not None and values is not None and result_inputs != (trace.requests, chosen, parameter, values)

@@ -27,6 +27,7 @@ from sim.trace.trace import PROMPT_TEXT, Problem
 from . import lab_state
 from .i18n import t
 from .problems import problem_text
+from .session import kept
 from .text import md_escape
 
 TYPED = -1  # the source "typed below"; a row of the lab's table otherwise (its position)
@@ -89,10 +90,9 @@ def _messages_source(table: pd.DataFrame) -> tuple[int, tuple[Message, ...] | No
         st.session_state.setdefault("chat_user", t("chat_example_user"))
         left, right = st.columns(2)
         with left:  # kept outside the widgets' state: what was typed survives a page switch or a folded panel
-            system = lab_state.persisted(st.text_area, t("chat_system"), "chat_system", help=t("chat_system_help"),
-                                         height=100)
+            system = _kept(st.text_area, t("chat_system"), "chat_system", help=t("chat_system_help"), height=100)
         with right:
-            user = lab_state.persisted(st.text_area, t("chat_user"), "chat_user", height=100)
+            user = _kept(st.text_area, t("chat_user"), "chat_user", height=100)
         return source, conversation(user.strip() or None, system.strip() or None)
     try:
         return source, row_messages(table, source)
@@ -102,21 +102,26 @@ def _messages_source(table: pd.DataFrame) -> tuple[int, tuple[Message, ...] | No
         return source, None
 
 
+def _kept(widget, label: str, key: str, **kwargs) -> object:
+    """`widget` showing the panel's value under session key `key`, kept there (session.kept)."""
+    st.session_state[key] = value = kept(widget, label, key, st.session_state[key], **kwargs)
+    return value
+
+
 def panel() -> None:
     """The chat panel, drawn inside the lab's expander."""
     st.markdown(t("chat_intro"))
-    table = st.session_state[lab_state.CURRENT]
+    table = lab_state.state().current
     source, messages = _messages_source(table)
     st.session_state.setdefault("chat_template", "none")
     st.session_state.setdefault("chat_tokenizer", BYTES)
     c1, c2 = st.columns(2)
     with c1:
-        template = lab_state.persisted(st.selectbox, t("chat_template"), "chat_template", options=list(TEMPLATES),
-                                       format_func=lambda k: t(f"chat_tpl_{k}"), help=t("chat_template_help"))
+        template = _kept(st.selectbox, t("chat_template"), "chat_template", options=list(TEMPLATES),
+                         format_func=lambda k: t(f"chat_tpl_{k}"), help=t("chat_template_help"))
     with c2:
-        chosen = lab_state.persisted(st.radio, t("chat_tokenizer"), "chat_tokenizer", options=TOKENIZERS,
-                                     horizontal=True, format_func=lambda k: t(f"chat_tok_{k}"),
-                                     help=t("chat_tokenizer_help"))
+        chosen = _kept(st.radio, t("chat_tokenizer"), "chat_tokenizer", options=TOKENIZERS, horizontal=True,
+                       format_func=lambda k: t(f"chat_tok_{k}"), help=t("chat_tokenizer_help"))
     if not messages:
         if messages is not None:
             st.info(t("chat_empty"))
@@ -161,7 +166,7 @@ def _use_button(table: pd.DataFrame, source: int, messages: tuple[Message, ...],
 def _use(source: int, messages: tuple[Message, ...], prompt: int) -> None:
     """Put the count into the lab's table, kept as typed otherwise: as the prompt of the chosen row, or of a
     new request that carries the typed messages. The editor then starts from that table."""
-    table = st.session_state[lab_state.CURRENT].copy()
+    table = lab_state.state().current.copy()
     if source == TYPED:
         names = set(table["name"].map(_cell))  # the editor's table always has the required columns
         name = next(f"chat{k}" for k in range(1, len(names) + 2) if f"chat{k}" not in names)

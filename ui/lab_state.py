@@ -2,107 +2,55 @@
 uploads, the worked example and share links."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, make_dataclass
 
 import pandas as pd
 import streamlit as st
 
-from sim.core.config import COST_MODELS, FIRST_TOKEN_MODES, SLO, Config, ConfigError, CostModel, Policy
+from sim import codec
+from sim.core.config import COST_MODELS, FIRST_TOKEN_MODES, Config, ConfigError, Policy
 from sim.core.kv import blocks_for
-from sim.core.moe import MoE
 from sim.core.policies import make_scheduler
 from sim.core.presets import caches_prefixes
 from sim.trace.trace import REQUIRED, SEED_CSV, TEXT_COLUMNS, Trace, TraceError, check_budget, read_csv, validate
 
 from .i18n import t
-from .scenario import ScenarioError, decode
+from .scenario import Scenario, ScenarioError, decode
+from .session import WIDGET, kept, page_state
 
-BASE = "lab_trace"  # the table the editor starts from
-CURRENT = "lab_current"  # the table as edited: what runs
-EDITOR = "trace"  # the data editor's widget key (its state holds the edits since BASE was set), see editor_key
-RESTARTS = "lab_editor_restarts"  # how often the editor had to start afresh on the same table
-WIDGET = "w_"  # widgets show a setting under WIDGET + its key and copy their value back
-SETTINGS_KEY = "lab_settings"  # the lab's LabSettings: budgets, cache, cost model and both policies
+STATE_KEY = "lab"  # the lab's LabState
+EDITOR = "trace"  # the data editor's widget key (its state holds the edits since the base was set), see editor_key
 
 
-@dataclass(slots=True)
-class LabSettings:
-    """The lab's settings as its forms hold them: a Config's fields flattened (slo_ttft for config.slo.ttft,
-    cost_kind, c0..c_cell and source for config.cost, moe_experts..moe_seed for config.moe; 0 for "none"), kept as
-    typed until config() checks them, and the policies A and B. The field list is Config's own (a test holds it to
-    `flat(Config())`)."""
-    token_budget: int = 8
-    max_seqs: int = 0
-    first_token: str = "decode"
-    slo_ttft: float = 0.0
-    slo_tpot: float = 0.0
-    slo_e2e: float = 0.0
-    kv_blocks: int = 0
-    block_size: int = 4
-    swap_cost: int = 2
-    read_rate: float = 0.0
-    prefix_block: int = 512
-    cost_kind: str = "ticks"
-    c0: float = 8.0
-    c_prefill: float = 0.1
-    c_decode: float = 0.5
-    c_attn: float = 0.002
-    c_token: float = 0.0
-    c_seq: float = 0.0
-    c_key: float = 0.0
-    c_cell: float = 0.0
-    source: str = ""
-    moe_experts: int = 0
-    moe_top_k: int = 2
-    moe_skew: float = 0.0
-    moe_devices: int = 1
-    moe_c_expert: float = 0.1
-    moe_c_a2a: float = 0.01
-    moe_seed: int = 0
-    policy_a: Policy = field(default_factory=lambda: Policy(batching="static"))
-    policy_b: Policy = field(default_factory=Policy)
+class _LabSettings:
+    """The lab's settings as its forms hold them: each of Config's settings by its flat name (sim.codec: slo_ttft
+    for config.slo.ttft, cost_kind and c0..c_cell for config.cost, moe_experts..moe_seed for config.moe), as its
+    widget shows it (0 for "none"), from Config's own default, kept as typed until config() checks them; and the
+    policies A and B."""
+    __slots__ = ()
 
     @classmethod
     def of(cls, config: Config, policy_a: Policy, policy_b: Policy) -> LabSettings:
-        return cls(**flat(config), policy_a=policy_a, policy_b=policy_b)
+        return cls(**{name: codec.shown(name, value) for name, value in codec.flat(config).items()},
+                   policy_a=policy_a, policy_b=policy_b)
 
     def config(self) -> Config:
         """The Config of these settings (raises ConfigError naming a bad field)."""
-        slo = SLO(**{f.name: getattr(self, f"slo_{f.name}") or None for f in fields(SLO)})
-        cost = CostModel(**{f.name: self.cost_kind if f.name == "kind" else self.source if f.name == "source"
-                            else float(getattr(self, f.name)) for f in fields(CostModel)})
-        moe = MoE(**{f.name: _integral(getattr(self, f"moe_{f.name}")) for f in fields(MoE)})
-        plain = {}
-        for f in fields(Config):
-            if f.name not in ("slo", "cost", "moe"):
-                value = getattr(self, f.name)
-                if isinstance(value, float) and value.is_integer():
-                    value = int(value)
-                plain[f.name] = None if f.default is None and not value else value  # 0: no limit
-        return Config(**plain, slo=slo, cost=cost, moe=moe)
+        return codec.build(Config, {name: codec.typed(name, getattr(self, name)) for name in codec.names(Config)})
 
 
-def _integral(value: object) -> object:
-    """A widget's 2.0 as 2, for the fields that take whole numbers (2.5 stays, for the check to name)."""
-    return int(value) if isinstance(value, float) and value.is_integer() else value
+def _shown_default(name: str) -> object:
+    return codec.shown(name, codec.LEAVES[name].default)
 
 
-def flat(config: Config) -> dict[str, object]:
-    """A Config's fields as the forms show them: nested ones by name (slo_ttft, cost_kind, c0), None as 0."""
-    out: dict[str, object] = {}
-    for f in fields(Config):
-        value = getattr(config, f.name)
-        if isinstance(value, SLO):
-            out |= {f"slo_{g.name}": getattr(value, g.name) or 0.0 for g in fields(SLO)}
-        elif isinstance(value, CostModel):
-            out |= {"cost_kind" if g.name == "kind" else g.name: getattr(value, g.name) for g in fields(CostModel)}
-        elif isinstance(value, MoE):
-            out |= {f"moe_{g.name}": getattr(value, g.name) for g in fields(MoE)}
-        elif value is None:  # "none" shows as 0, of the field's kind (a rate as 0.0)
-            out[f.name] = 0.0 if "float" in str(f.type) else 0
-        else:
-            out[f.name] = value
-    return out
+# (made from Config's fields: a setting added to Config is one here, with its default, and a widget can draw it)
+LabSettings = make_dataclass(
+    "LabSettings", [*((name, type(_shown_default(name)), field(default=_shown_default(name)))
+                      for name in codec.names(Config)),
+                    ("policy_a", Policy, field(default_factory=lambda: Policy(batching="static"))),
+                    ("policy_b", Policy, field(default_factory=Policy))],
+    bases=(_LabSettings,), slots=True, namespace={"__module__": __name__})
+LabSettings.__doc__ = _LabSettings.__doc__
 
 
 # What each setting's widget is: a choice of these options (a radio), else a number input whose step and kind
@@ -115,33 +63,46 @@ CHOICE_TEXT = {"first_token": "first_{}", "cost_kind": "cost_{}"}
 MOST = 10**7  # the largest whole number a setting's widget takes
 
 
+@dataclass(slots=True)
+class LabState:
+    """The trace lab's session state, under STATE_KEY: its settings, the trace table, the share link and the run
+    shown (other pages read the lab's trace and settings, and give it policies)."""
+    settings: LabSettings = field(default_factory=LabSettings)
+    base: pd.DataFrame | None = None  # the table the editor starts from
+    current: pd.DataFrame | None = None  # the table as edited: what runs
+    restarts: int = 0  # how often the editor had to start afresh on the same table (editor_key)
+    link: str | None = None  # the share link last restored (or written), so that a rerun does not restore it again
+    link_error: str | None = None  # why the last link could not be opened (a ScenarioError code)
+    ran: Scenario | None = None  # the scenario whose results are shown
+    cost_preset: str = ""  # the linear cost preset last applied to the coefficients
+    linear_before_profile: dict[str, object] = field(default_factory=dict)  # what the shipped profile replaced
+
+
+def state() -> LabState:
+    return st.session_state[STATE_KEY]
+
+
 def settings() -> LabSettings:
-    return st.session_state[SETTINGS_KEY]
+    return state().settings
 
 
 def setting(container, name: str, **label_fields) -> object:
     """The widget of setting `name`, made from its field, in `container`; its value goes back into the
-    settings, so it survives page switches. A widget whose state was set (a scenario was loaded) shows that;
-    one created afresh starts from the setting."""
-    current = getattr(settings(), name)
+    settings, so it survives page switches (session.kept)."""
     label = LABELS.get(name, f"cfg_{name}")
-    kwargs = {"key": f"{WIDGET}lab_{name}", "help": t(HELP.get(name, f"{label}_help"))}
-    fresh = kwargs["key"] not in st.session_state
+    kwargs = {"help": t(HELP.get(name, f"{label}_help"))}
     if name in CHOICES:
-        options = CHOICES[name]
-        if fresh:
-            kwargs["index"] = options.index(current) if current in options else 0
-        value = container.radio(t(label, **label_fields), options, horizontal=True,
-                                format_func=lambda k: t(CHOICE_TEXT[name].format(k)), **kwargs)
+        widget = container.radio
+        kwargs |= {"options": CHOICES[name], "horizontal": True,
+                   "format_func": lambda k: t(CHOICE_TEXT[name].format(k))}
     else:
-        whole = isinstance(LabSettings.__dataclass_fields__[name].default, int)
+        widget = container.number_input
+        whole = codec.LEAVES[name].kind is int
         kwargs |= ({"min_value": LOWEST.get(name, 0), "max_value": MOST, "step": 1} if whole else
                    {"min_value": 0.0, "max_value": 1e9, "step": 1.0} if name.startswith("slo_") else
                    {"min_value": 0.0, "max_value": 1e6, "step": 0.1, "format": "%.2f"} if name == "moe_skew" else
                    {"min_value": 0.0, "max_value": 1e6, "step": 0.01, "format": "%.4f"})  # cost coefficients
-        if fresh:
-            kwargs["value"] = current
-        value = container.number_input(t(label, **label_fields), **kwargs)
+    value = kept(widget, t(label, **label_fields), f"lab_{name}", getattr(settings(), name), **kwargs)
     setattr(settings(), name, value)
     return value
 
@@ -164,17 +125,17 @@ def typed(table: pd.DataFrame) -> list[list[object]]:
 
 def init() -> None:
     """Defaults for a new session; a returning page finds the edited table, not the widget's lost edits."""
-    st.session_state.setdefault(SETTINGS_KEY, LabSettings())
-    if BASE not in st.session_state:
+    lab = page_state(STATE_KEY, LabState)
+    if lab.base is None:
         set_trace(read_csv(SEED_CSV))
     elif editor_key() not in st.session_state:
         # The editor's state is dropped when its page is left: start again from what it had become.
-        st.session_state[BASE] = st.session_state[CURRENT]
+        lab.base = lab.current
 
 
 def current_trace(table: pd.DataFrame | None = None) -> Trace:
     """The lab's table as edited (or `table`), validated: raises TraceError naming every bad row."""
-    table = st.session_state[CURRENT] if table is None else table
+    table = state().current if table is None else table
     return validate(table.to_dict("records"), list(table.columns))
 
 
@@ -188,15 +149,16 @@ def set_table(table: pd.DataFrame) -> None:
     the same widget, and an editor is the same one while its key and table are: after edits, the same table again
     (a preset loaded twice) would come back with them, and send them again at the next change. A new key then
     starts it afresh."""
-    if table.equals(st.session_state.get(BASE)) and edited():
-        st.session_state[RESTARTS] = st.session_state.get(RESTARTS, 0) + 1
+    lab = state()
+    if lab.base is not None and table.equals(lab.base) and edited():
+        lab.restarts += 1
     st.session_state.pop(editor_key(), None)
-    st.session_state[BASE] = st.session_state[CURRENT] = table
+    lab.base = lab.current = table
 
 
 def editor_key() -> str:
     """The data editor's widget key: EDITOR, with the number of restarts after it once there were any."""
-    restarts = st.session_state.get(RESTARTS, 0)
+    restarts = state().restarts
     return f"{EDITOR}_{restarts}" if restarts else EDITOR
 
 
@@ -208,12 +170,11 @@ def edited() -> bool:
 
 def set_config(config: Config, policy_a: Policy, policy_b: Policy) -> None:
     """Put a scenario's budgets and policies in the forms (their widgets then show the new values)."""
-    loaded = st.session_state[SETTINGS_KEY] = LabSettings.of(config, policy_a, policy_b)
-    for name, value in flat(config).items():
-        st.session_state[f"{WIDGET}lab_{name}"] = value  # the widget shows it (Streamlit sends it to the page)
-    for side in "ab":
-        for name, value in policy_widget_values(getattr(loaded, f"policy_{side}")).items():
-            st.session_state[f"{WIDGET}lab_policy_{side}_{name}"] = value
+    loaded = state().settings = LabSettings.of(config, policy_a, policy_b)
+    for name in codec.names(Config):
+        st.session_state[f"{WIDGET}lab_{name}"] = getattr(loaded, name)  # the widget shows it (Streamlit sends it)
+    for side, policy in zip("ab", (policy_a, policy_b)):
+        put_policy(loaded, side, "lab", policy)
 
 
 def load(trace: Trace, config: Config, policy_a: Policy, policy_b: Policy) -> None:
@@ -252,91 +213,30 @@ def kv_for_a_full_batch() -> int:
     return min(MOST, running * blocks_for(longest, s.block_size))
 
 
-LAB_POLICIES = {"lab_policy_a": "policy_a", "lab_policy_b": "policy_b"}  # a policy form's key -> its setting
+def form_key(page: str, side: str) -> str:
+    """The key of page `page`'s ("lab", "rm") policy form `side` ("a", "b"): its widgets' keys start WIDGET + it."""
+    return f"{page}_policy_{side}"
 
 
-def policy_at(key: str) -> Policy:
-    """The policy a policy form edits: the lab's A or B, or another page's policy under its session key."""
-    return getattr(settings(), LAB_POLICIES[key]) if key in LAB_POLICIES else st.session_state[key]
-
-
-def set_policy_at(key: str, policy: Policy) -> None:
-    if key in LAB_POLICIES:
-        setattr(settings(), LAB_POLICIES[key], policy)
-    else:
-        st.session_state[key] = policy
-
-
-def persisted(widget, label: str, key: str, **kwargs):
-    """`widget` showing the setting `key`; its value is copied back so it survives page switches. A widget
-    whose state was set (a scenario was loaded) shows that; one created afresh starts from the setting."""
-    wkey = WIDGET + key
-    if wkey not in st.session_state:
-        current = st.session_state[key]
-        if "options" in kwargs:
-            kwargs["index"] = list(kwargs["options"]).index(current) if current in kwargs["options"] else 0
-        else:
-            kwargs["value"] = current
-    value = widget(label, key=wkey, **kwargs)
-    st.session_state[key] = value
-    return value
-
-
-POLICY_FIELDS = {f.name: f for f in fields(Policy)}
-
-
-def policy_widget_values(policy: Policy) -> dict[str, object]:
-    """What each widget of the policy form shows for `policy` (widget_value of each field)."""
-    return {name: widget_value(name, getattr(policy, name)) for name in POLICY_FIELDS}
-
-
-def widget_value(name: str, value: object) -> object:
-    """What the widget of Policy field `name` shows for `value`, by the field's kind: None as 0, lists as the text
-    the user types ("1, 2, 4", "vip=0.5, free=0.5"), decimals as floats."""
-    default = POLICY_FIELDS[name].default
-    if isinstance(default, tuple):
-        return ", ".join(f"{item[0]}={item[1]:g}" if isinstance(item, tuple) else str(item) for item in value)
-    if default is None:
-        return value or 0
-    return float(value) if isinstance(default, float) else value
-
-
-LIST_FORMATS = {"tenant_quotas": "quota_list", "graph_buckets": "bucket_list"}  # the ConfigError of a bad list
-
-
-def policy_value(name: str, shown: object) -> object:
-    """The field `name` of a Policy from what its widget shows (policy_widget_values read back); a list the
-    user typed that cannot be read raises ConfigError naming the field."""
-    default = POLICY_FIELDS[name].default
-    if isinstance(default, tuple):
-        items = [item.strip() for item in str(shown).replace(";", ",").split(",") if item.strip()]
-        try:
-            if "str" in str(POLICY_FIELDS[name].type):  # (name, share) pairs
-                pairs = [item.rpartition("=") for item in items]
-                return tuple((key.strip(), float(share)) for key, _, share in pairs)
-            return tuple(int(item) for item in items)
-        except ValueError:
-            raise ConfigError(name, LIST_FORMATS[name]) from None
-    if default is None:
-        return int(shown) or None
-    return int(shown) if isinstance(default, int) and not isinstance(default, bool) else shown
-
-
-LINK = "lab_link"  # the share link last restored (or written), so that a rerun does not restore it again
-LINK_ERROR = "lab_link_error"  # why the last link could not be opened (a ScenarioError code)
-RAN = "lab_ran"  # the scenario whose results are shown
+def put_policy(home, side: str, page: str, policy: Policy) -> None:
+    """Make `policy` the policy `side` of `home` (a page's state, with policy_a and policy_b) and its form's widgets
+    show it (a scenario, a button's policy)."""
+    setattr(home, f"policy_{side}", policy)
+    for name, value in codec.flat(policy).items():
+        st.session_state[f"{WIDGET}{form_key(page, side)}_{name}"] = codec.shown(name, value)
 
 
 def open_link(link: str | None) -> bool:
     """A share link restores its scenario once (True when it just did); a bad one leaves the scenario as it
-    was and keeps why, under LINK_ERROR."""
-    if not link or link == st.session_state.get(LINK):
+    was and keeps why, as its link_error."""
+    lab = state()
+    if not link or link == lab.link:
         return False
-    st.session_state[LINK] = link
+    lab.link = link
     try:
         shared = decode(link)
     except ScenarioError as error:
-        st.session_state[LINK_ERROR] = error.code
+        lab.link_error = error.code
         return False
     load(shared.trace, shared.config, shared.policy_a, shared.policy_b)
     return True
@@ -373,5 +273,9 @@ def shown_run(scenario, asked: bool, auto_run: int):
     """The scenario whose results the page shows: the current one when it is small enough to run at every
     change or its run was asked for, else the last one run (the page says it is stale), else None."""
     if scenario is not None and (len(scenario.trace) <= auto_run or asked):
-        st.session_state[RAN] = scenario
-    return st.session_state.get(RAN)
+        state().ran = scenario
+    return state().ran
+
+
+def dismiss_link_error() -> None:
+    state().link_error = None

@@ -7,6 +7,7 @@ from functools import partial
 
 import streamlit as st
 
+from sim import codec
 from sim.core.config import COST_PRESETS, POLICY_CHOICES, STATIC_UNSUPPORTED, ConfigError, Policy
 from sim.core.presets import caches_prefixes, decided
 
@@ -52,7 +53,7 @@ def option_widget(name: str, shown: object, key: str, disabled: bool, help_text:
     """The widget of Policy field `name`, made from the field: a choice of its options, a checkbox for a
     switch, text for a list, else a number from 0 (whole or decimal as the field is). It shows `shown`, with
     `help_text` (else the option's own help) and calls `on_change` when changed."""
-    default = lab_state.POLICY_FIELDS[name].default
+    kind = codec.LEAVES[name].kind
     kwargs = {"key": key, "disabled": disabled}
     if help_text or f"opt_{name}_help" in STRINGS:
         kwargs["help"] = help_text or t(f"opt_{name}_help")
@@ -63,27 +64,28 @@ def option_widget(name: str, shown: object, key: str, disabled: bool, help_text:
         options = POLICY_CHOICES[name]
         return st.selectbox(label, options, index=options.index(shown),
                             format_func=lambda k: t(f"opt_{name}_{k}".replace("-", "_")), **kwargs)
-    if isinstance(default, bool):
+    if kind is bool:
         return st.checkbox(label, value=shown, **kwargs)
-    if isinstance(default, tuple):
+    if kind is tuple:
         return st.text_input(label, value=shown, max_chars=300, **kwargs)
-    low = 0.0 if isinstance(default, float) else 0
+    low = 0.0 if kind is float else 0
     return st.number_input(label, min_value=low, max_value=HIGHEST.get(name, 10**9), value=shown, **kwargs)
 
 
-def policy_form(key: str, label_key: str, budget: int, simulated_only: bool = True) -> None:
-    """The policy kept in session key `key`: its batching and, in an expander, a real scheduler's options, under a
-    token budget of `budget` (a preset's chunks are the budget). `simulated_only=False` hides what only the
-    simulator models (the drawn acceptance of speculative drafts).
+def policy_form(home, side: str, page: str, budget: int, simulated_only: bool = True) -> None:
+    """The policy `side` ("a" or "b") of `home`, page `page`'s state ("lab": the lab's settings; "rm"): its batching
+    and, in an expander, a real scheduler's options, under a token budget of `budget` (a preset's chunks are the
+    budget). `simulated_only=False` hides what only the simulator models (the drawn acceptance of speculative
+    drafts).
 
     Each widget's default is the stored policy's value, which equals the widget's own value once it ran: a
     widget the page draws anew (after a quick rerun, say) shows that, not the first option. A scenario that
     sets the widgets' state (lab_state.set_config) still wins."""
-    policy = lab_state.policy_at(key)
-    shown = lab_state.policy_widget_values(policy)
+    policy, key = getattr(home, f"policy_{side}"), lab_state.form_key(page, side)
+    shown = {name: codec.shown(name, value) for name, value in codec.flat(policy).items()}
     prefix = f"{lab_state.WIDGET}{key}_"
     choices = POLICY_CHOICES["batching"]
-    batching = st.selectbox(t(label_key), choices, index=choices.index(policy.batching),
+    batching = st.selectbox(t(f"cfg_policy_{side}"), choices, index=choices.index(policy.batching),
                             format_func=lambda k: t(f"policy_{k}"), key=prefix + "batching")
     static = batching == "static"
     values = {"batching": batching}
@@ -92,19 +94,19 @@ def policy_form(key: str, label_key: str, budget: int, simulated_only: bool = Tr
     options = st.expander(t("opt_title"), key=prefix + "options", on_change="rerun")
     if options.open:
         with options:
-            drawn, fixed = _draw_options(shown, prefix, static, simulated_only, budget, key in lab_state.LAB_POLICIES)
+            drawn, fixed = _draw_options(shown, prefix, static, simulated_only, budget, page == "lab")
         try:
-            values |= {name: lab_state.policy_value(name, value) for name, value in drawn.items()
+            values |= {name: codec.typed(name, value) for name, value in drawn.items()
                        if not (static and name in CONTINUOUS_ONLY)}
         except ConfigError as error:
             st.error(config_error(error))
-            _say_changes(key)
+            _say_changes(policy)
             return
         values |= {name: PLAIN[name] for name in fixed}  # the preset's own: the policy keeps none of its own there
     if static:  # options that belong to continuous batching go back to their defaults
         values |= STATIC_RESET
-    lab_state.set_policy_at(key, replace(policy, **values))
-    _say_changes(key)
+    setattr(home, f"policy_{side}", replace(policy, **values))
+    _say_changes(getattr(home, f"policy_{side}"))
 
 
 def _draw_options(shown: dict, prefix: str, static: bool, simulated_only: bool, budget: int,
@@ -124,7 +126,7 @@ def _draw_options(shown: dict, prefix: str, static: bool, simulated_only: bool, 
 
     for name in filter(shows, OPTIONS):
         if name in fixed:
-            value = lab_state.widget_value(name, fixed[name])
+            value = codec.shown(name, fixed[name])
             preset = t(f"opt_preset_{drawn['preset']}".replace("-", "_"))
             # (a key of its own that names the value: the widget shows the preset's, never the policy's state)
             option_widget(name, value, f"{prefix}{name}_by_{drawn['preset']}_{value}", True,
@@ -149,9 +151,9 @@ def _say_kv_cache() -> None:
                      where=t("cfg_hardware")))
 
 
-def _say_changes(key: str) -> None:
-    """Under the folded options, which of them the policy of form `key` has changed."""
-    if summary := option_summary(lab_state.policy_at(key)):
+def _say_changes(policy: Policy) -> None:
+    """Under the folded options, which of them the form's policy has changed."""
+    if summary := option_summary(policy):
         st.caption(t("opt_changed", summary=summary))
 
 
@@ -164,17 +166,17 @@ def hardware_form() -> None:
     kind = setting(c1, "cost_kind")
     if kind != "profile" and lab_state.settings().source:  # back from the profile: the linear c0 it replaced
         settings = lab_state.settings()
-        for name, value in st.session_state.pop("linear_before_profile", {}).items():
+        for name, value in lab_state.state().linear_before_profile.items():
             setattr(settings, name, value)
             st.session_state[f"{lab_state.WIDGET}lab_{name}"] = value
-        settings.source = ""
+        settings.source, lab_state.state().linear_before_profile = "", {}
     if kind == "linear":
         coefficients = ("c0", "c_prefill", "c_decode", "c_attn")
         with c2:
             preset = st.selectbox(t("cfg_cost_preset"), ["", *COST_PRESETS], key="cost_preset",
                                   format_func=lambda k: t(f"cost_preset_{k.replace('-', '_')}") if k else "—")
-            if preset and st.session_state.get("cost_preset_applied") != preset:
-                st.session_state["cost_preset_applied"] = preset
+            if preset and lab_state.state().cost_preset != preset:
+                lab_state.state().cost_preset = preset
                 for name in coefficients:  # before their widgets are drawn
                     value = getattr(COST_PRESETS[preset], name)
                     setattr(lab_state.settings(), name, value)
@@ -195,7 +197,7 @@ def _profile_settings() -> None:
         st.error(t("cost_profile_missing", path=str(cost_profile.SHIPPED)))
         return
     if settings.source != cost.source:
-        st.session_state["linear_before_profile"] = {name: getattr(settings, name) for name in LINEAR_KEPT}
+        lab_state.state().linear_before_profile = {name: getattr(settings, name) for name in LINEAR_KEPT}
         for name in (*cost_profile.COEFFICIENTS, "source"):
             setattr(settings, name, getattr(cost, name))
     st.caption(cost_profile.about(cost_profile.document()))

@@ -6,11 +6,13 @@ from collections.abc import Mapping
 
 import pandas as pd
 
+from sim import codec
+from sim.core.config import Config, Policy
 from sim.core.errors import ConfigError
 from sim.trace.trace import Problem, TraceError
 
 from .i18n import t
-from .lab_state import LABELS, POLICY_FIELDS, LabSettings
+from .lab_state import LABELS
 from .strings import STRINGS
 from .text import md_escape
 
@@ -18,7 +20,8 @@ from .text import md_escape
 # (lab_state.LABELS, else cfg_<field>): the ones sim names apart from the forms' flattened settings.
 FIELD_LABELS = {"policy": "cfg_field_policy", "cost_model": "cfg_cost", "slo": "cfg_field_slo",
                 "cost": "cfg_cost", "moe": "moe_settings", "device": "rm_device", "weights": "cfg_field_weights"}
-SETTINGS = set(LabSettings.__dataclass_fields__) - {"policy_a", "policy_b"}
+SETTINGS = set(codec.names(Config))
+OPTIONS = set(codec.names(Policy))
 
 
 def problem_text(problem: Problem) -> str:
@@ -51,7 +54,7 @@ def field_label(field: str, labels: Mapping[str, str] | None = None, **label_fie
 
 def label_key(field: str) -> str:
     """The translation key of the label of the form's widget where `field` is set."""
-    if field in POLICY_FIELDS:
+    if field in OPTIONS:
         return f"opt_{field}"
     return LABELS.get(field, f"cfg_{field}") if field in SETTINGS else FIELD_LABELS[field]
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+from dataclasses import dataclass, field
 
 import pandas as pd
 import streamlit as st
@@ -16,6 +17,7 @@ from gpu_demo.loading import load_model
 from gpu_demo.model import GPT
 from gpu_demo.prompts import fit_to_context, prompts_for, with_text_lengths
 from gpu_demo.train import CARD
+from sim import codec
 from sim.core.config import Config, Policy
 from sim.report.metrics import compute
 from sim.trace.chat import count
@@ -25,8 +27,8 @@ from sim.trace.trace import Trace, validate
 from . import cost_profile, lab_state
 from .charts import graph_chart, swap_chart
 from .i18n import t
-from .lab_state import WIDGET, policy_widget_values
 from .numbers import duration, number, share, signed
+from .session import page_state
 from .tables import metric_label, policy_name, shown
 from .text import md_escape
 
@@ -37,6 +39,34 @@ MAX_REQUESTS = 64  # a run holds the one shared model: at most this many request
 DTYPES = ("float32", "float64")  # the page's choice; the first is what a visitor gets (and the server warms up)
 
 
+STATE_KEY = "real_model"  # the page's RealModelState
+
+
+@dataclass(slots=True)
+class ModelRun:
+    """The runs the page shows: each policy's, and what they ran (the predictions beside them are made from it)."""
+    results: list[EngineRun]
+    config: Config
+    policies: tuple[Policy, Policy]
+    trace: Trace
+    arrival_unit: str
+
+
+@dataclass(slots=True)
+class RealModelState:
+    """The real-model page's session state, under STATE_KEY: the policies its forms edit, the runs shown, and the
+    policy last given to the lab (its side, draft tokens and acceptance). Its other widgets keep their own state,
+    under their keys."""
+    policy_a: Policy = field(default_factory=lambda: Policy(batching="static"))
+    policy_b: Policy = field(default_factory=Policy)
+    shown: ModelRun | None = None
+    in_lab: tuple[str, int, float] | None = None
+
+
+def init_state() -> RealModelState:
+    return page_state(STATE_KEY, RealModelState)
+
+
 def default_device() -> str:
     """The device the model runs on: the GPU when there is one."""
     import torch  # already imported by gpu_demo; here so the page itself never touches torch
@@ -44,9 +74,10 @@ def default_device() -> str:
 
 
 def run_config(budget: float, max_seqs: float, first_token: str, kv_blocks: float = 0) -> Config:
-    """The budgets of the page's form as a Config (0 sequences: no limit; 0 KV blocks: room for every slot);
-    raises ConfigError naming a field."""
-    return Config(int(budget), int(max_seqs) or None, first_token, kv_blocks=int(kv_blocks) or None)
+    """The budgets of the page's form as a Config, read as the lab's forms are (sim.codec.typed: 0 sequences is no
+    limit, 0 KV blocks room for every slot); raises ConfigError naming a field."""
+    shown = {"token_budget": budget, "max_seqs": max_seqs, "first_token": first_token, "kv_blocks": kv_blocks}
+    return codec.build(Config, {name: codec.typed(name, value) for name, value in shown.items()})
 
 
 @st.cache_resource(show_spinner=False)
@@ -126,11 +157,7 @@ def choose_scenario() -> None:
     if chosen is None:
         return
     for side, policy in zip("ab", chosen):
-        key = f"rm_policy_{side}"
-        st.session_state[key] = policy
-        for name, value in policy_widget_values(policy).items():
-            st.session_state[f"{WIDGET}{key}_{name}"] = value
-        st.session_state[f"{WIDGET}{key}_batching"] = policy.batching
+        lab_state.put_policy(init_state(), side, "rm", policy)
 
 
 def prepare(trace: Trace, context: int, seed: int, template: str = "none",
@@ -213,12 +240,8 @@ def comparison_table(figures: dict, unit: str) -> pd.DataFrame:
 def use_in_lab(side: str, policy: Policy) -> None:
     """(A button's callback) The trace lab's policy `side` becomes `policy` (with its measured acceptance rate):
     the setting and the widgets that show it."""
-    key = f"lab_policy_{side}"
-    lab_state.set_policy_at(key, policy)
-    for name, value in policy_widget_values(policy).items():
-        st.session_state[f"{WIDGET}{key}_{name}"] = value
-    st.session_state[f"{WIDGET}{key}_batching"] = policy.batching
-    st.session_state["rm_in_lab"] = (side, policy.spec_tokens, policy.spec_accept)
+    lab_state.put_policy(lab_state.settings(), side, "lab", policy)
+    init_state().in_lab = (side, policy.spec_tokens, policy.spec_accept)
 
 
 def show_options(results: list[EngineRun], policies: tuple[Policy, Policy], names: list[str]) -> None:
@@ -265,8 +288,7 @@ def _speculation(side: str, result: EngineRun, policy: Policy) -> None:
     chosen = measured_policy(policy, result)
     st.button(t("rm_spec_to_lab", label=label, rate=rate), key=f"rm_spec_lab_{side.upper()}", on_click=use_in_lab,
               args=(side, chosen), help=t("rm_spec_to_lab_help", label=label))
-    done = st.session_state.get("rm_in_lab")
-    if done == (side, chosen.spec_tokens, chosen.spec_accept):
+    if init_state().in_lab == (side, chosen.spec_tokens, chosen.spec_accept):
         st.success(t("rm_spec_in_lab", label=label, k=chosen.spec_tokens, rate=rate), icon="✅")
 
 

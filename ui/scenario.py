@@ -7,13 +7,13 @@ rebuilds the trace and the config through their own validation, and raises nothi
 from __future__ import annotations
 
 import base64
-import dataclasses
 import json
 import re
 import typing
 import zlib
 from dataclasses import dataclass
 
+from sim import codec
 from sim.core.config import POLICIES, Config, Policy
 from sim.trace.trace import COLUMNS, Problem, Request, Trace, TraceError, validate
 
@@ -76,13 +76,6 @@ class Scenario:
                 raise ScenarioError("bad_policy", f"{_short(policy)} is not one of {', '.join(POLICIES)}")
 
 
-def _fields(obj: object) -> object:
-    """A dataclass as a dict of its fields (nested dataclasses such as the SLO as nested dicts)."""
-    if not dataclasses.is_dataclass(obj):
-        return obj
-    return {f.name: _fields(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
-
-
 def _policy_fields(policy: Policy) -> str | dict:
     """A policy by name when every option is at its default, else its batching and the options changed."""
     changes = policy.changes()
@@ -96,7 +89,7 @@ def encode(scenario: Scenario) -> str:
         raise ScenarioError("too_long", f"{len(trace)} requests; a link carries at most {MAX_REQUESTS_IN_LINK}")
     rows = trace.rows()
     payload = {"v": VERSION, "columns": list(rows[0]), "rows": [list(row.values()) for row in rows],
-               "config": _fields(scenario.config),
+               "config": codec.tree(scenario.config),
                "policies": [_policy_fields(scenario.policy_a), _policy_fields(scenario.policy_b)]}
     raw = json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode()
     text = base64.urlsafe_b64encode(zlib.compress(raw, 9)).rstrip(b"=").decode("ascii")
@@ -187,25 +180,14 @@ def _tuples(value: object) -> object:
     return tuple(_tuples(v) for v in value) if isinstance(value, list) else value
 
 
-def _build(cls: type, data: object, where: str = "", code: str = "bad_config"):
-    """An instance of the dataclass `cls` through its own validation, from a dict of known field names.
-
-    Missing fields take their defaults, so links made before a field was added still open."""
-    if not isinstance(data, dict):
-        raise ScenarioError(code, f"{where or 'the settings'} must be an object, got {_short(data)}")
-    unknown = sorted(set(data) - {f.name for f in dataclasses.fields(cls) if f.init})
-    if unknown:
-        raise ScenarioError(code, f"unknown setting {_short(where + unknown[0])}")
-    defaults = cls()
-    values = {}
-    for key, value in data.items():
-        default = getattr(defaults, key)
-        if dataclasses.is_dataclass(default) and not isinstance(default, type):
-            values[key] = _build(type(default), value, f"{where}{key}.", code)
-        else:
-            values[key] = _tuples(value) if isinstance(default, tuple) else value
+def _build(cls: type, data: object, code: str) -> Config | Policy:
+    """A Config (nested dicts, as `encode` writes it) or a Policy (its fields) through their own checks. Fields a
+    link leaves out take their defaults, so links made before a field was added still open."""
     try:
-        return cls(**values)
+        values = codec.from_tree(cls, data, "policy." if cls is Policy else "")
+        values = {name: _tuples(value) if codec.LEAVES[name].kind is tuple else value
+                  for name, value in values.items()}
+        return codec.build(cls, values)
     except (TypeError, ValueError) as error:  # ConfigError is a ValueError
         raise ScenarioError(code, str(error)) from None
 
@@ -216,14 +198,14 @@ def _policy(data: object) -> Policy:
         if data not in POLICIES:
             raise ScenarioError("bad_policy", f"{_short(data)} is not one of {', '.join(POLICIES)}")
         return Policy(batching=data)
-    return _build(Policy, data, "policy.", "bad_policy")
+    return _build(Policy, data, "bad_policy")
 
 
 def decode(text: str) -> Scenario:
     """The scenario a link holds; any text at all either decodes or raises ScenarioError."""
     data = _payload(text)
     trace = _trace(data["columns"], data["rows"])
-    config = _build(Config, data["config"])
+    config = _build(Config, data["config"], "bad_config")
     policies = data["policies"]
     if not isinstance(policies, list) or len(policies) != 2:
         raise ScenarioError("bad_policy", "expected two policies")

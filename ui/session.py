@@ -1,0 +1,45 @@
+"""What a page keeps in the session: its state dataclass under one key, widget values kept across reruns and page
+switches (`kept`), and a Run button's asked run (`run_button`, `ask`)."""
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TypeVar
+
+import streamlit as st
+
+WIDGET = "w_"  # a kept value's widget has the key WIDGET + the value's key
+ASKED = "asked_"  # a run asked for (by its button, or by a callback: an example) under ASKED + the button's key
+
+State = TypeVar("State")
+
+
+def page_state(key: str, make: Callable[[], State]) -> State:
+    """The page's state under session key `key`, made by `make` on a first visit."""
+    if key not in st.session_state:
+        st.session_state[key] = make()
+    return st.session_state[key]
+
+
+def kept(widget, label: str, key: str, current: object, **kwargs) -> object:
+    """`widget` (st.radio, container.number_input...) under the key WIDGET + `key`, showing the kept value `current`
+    when it is drawn afresh (Streamlit drops a widget's state when its page is left); a widget whose state was set
+    (a scenario was loaded) shows that. The caller keeps the value it returns."""
+    wkey = WIDGET + key
+    if wkey not in st.session_state:
+        if "options" in kwargs:
+            options = list(kwargs["options"])
+            kwargs["index"] = options.index(current) if current in options else 0
+        else:
+            kwargs["value"] = current
+    return widget(label, key=wkey, **kwargs)
+
+
+def ask(key: str) -> None:
+    """Ask for the run of the Run button `key` (its click, or a callback that loads an example and runs it)."""
+    st.session_state[ASKED + key] = True
+
+
+def run_button(place, label: str, key: str, **kwargs) -> bool:
+    """The Run button `key` in `place` (st or a column); whether its run was asked for since the last rerun."""
+    place.button(label, key=key, on_click=ask, args=(key,), **kwargs)
+    return bool(st.session_state.pop(ASKED + key, False))
