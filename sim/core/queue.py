@@ -158,6 +158,12 @@ class WaitQueue:
                 if self.head_of_line:
                     break
             return -1, -1
+        if len(self.trees) == 1:  # (no quotas: one tree, its leaf at the position holds the request's cost)
+            tree = self.tree
+            position = tree.first(NEVER - 1 if self.head_of_line else limit, after + 1)
+            if position < 0 or tree.tree[position + tree.size] > limit:  # head-of-line: the head does not fit
+                return -1, -1
+            return self.by_rank[position], position
         if self.head_of_line:
             position = self.first(NEVER - 1, after + 1, None)
         else:

@@ -11,6 +11,9 @@ class Stops:
     def __init__(self, states: list[RequestState], phases: Phases, timeout: int | None):
         self.phase = phases.of  # (read only: whether a request is done, or running)
         self.heap: list[tuple[float, int]] = []  # (stop time, request)
+        if timeout is None and not any(s.request.cancel_at is not None or s.request.disconnect_at is not None
+                                       for s in states):
+            return  # (nobody is ever stopped)
         for s in states:
             r = s.request
             stops = [(t, reason) for t, reason in ((r.cancel_at, "cancelled"), (r.disconnect_at, "disconnected"),
