@@ -42,6 +42,9 @@ class Continuous(Scheduler):
         # routing or context reads (no two iterations alike, unless the executor times them: `time_ahead`)
         self.sorts, self.priority_preempts = self.queue.sorts, policy.preemptive_priority
         self.merges = not (policy.spec_tokens or config.moe.experts or config.cost.reads_context)
+        # nothing but arrivals happens at an iteration's start (before_iteration)
+        self.starts_plainly = not (self.has_stops or self.swaps or self.credits or self.sorts or self.overcommit
+                                   or self.priority_preempts)
 
     def time_ahead(self, iteration_time) -> None:
         """The executor gives the time of the pure-decode iteration `ahead` rounds after a planned one,
@@ -77,6 +80,8 @@ class Continuous(Scheduler):
         if self.arrived < len(self.requests) and self.requests[self.arrived].arrival <= (
                 now if self.clock is None else self.clock):
             self.arrive_until(now)
+        if self.starts_plainly:
+            return False, ()
         if self.has_stops:
             self.cancel_due(now)
         if self.swaps:
