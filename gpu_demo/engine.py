@@ -184,15 +184,12 @@ def run(model: GPT, trace: Trace, prompts: list[bytes], config: Config, policy: 
 def _idle(scheduler: Scheduler, now: float, tick: int, arrival_unit: str) -> int | None:
     """Nothing runs now: wait for the next event (wall time, or the next tick's arrivals). The tick to plan at;
     None when nothing is left to happen."""
-    credit = scheduler.next_credit()
-    if credit is not None:  # every decoder waits for its client to read: wall time passes
-        time.sleep(max(0.0, min((credit - now) / 1000, 0.05)))
-        return tick
-    upcoming = scheduler.next_event()
+    upcoming, credit = scheduler.wake(one_clock=arrival_unit != "tick")
     if upcoming is None:
         return None
-    if arrival_unit == "tick":
+    if arrival_unit == "tick" and not credit:
         return max(tick + 1, math.ceil(upcoming))
+    # (wall time passes: every decoder waits for its client to read, or for the next arrival, in ms)
     time.sleep(max(0.0, min((upcoming - now) / 1000, 0.05)))
     return tick
 

@@ -62,19 +62,18 @@ def _run(scheduler: Scheduler, max_repeat: int, arrivals_on_iterations: bool) ->
     while scheduler.remaining:
         iteration = plan(now, 1, clock=count) if arrivals_on_iterations else plan(now, max_repeat)
         if iteration is None:
-            upcoming, credit = scheduler.next_event(), scheduler.next_credit()
-            if credit is not None and (upcoming is None or arrivals_on_iterations or credit <= upcoming):
-                # A paused decoder's client will have read enough then (ticks: at the boundary after it).
-                now = max(now + 1, math.ceil(credit)) if ticks else max(credit, now + 1e-9)
+            when, credit = scheduler.wake(one_clock=not arrivals_on_iterations)
+            if credit:  # a paused decoder's client will have read enough then (ticks: at the boundary after it)
+                now = max(now + 1, math.ceil(when)) if ticks else max(when, now + 1e-9)
                 continue
-            if upcoming is None:
+            if when is None:
                 if not scheduler.remaining:
                     break  # the last requests were cancelled or rejected in that plan
                 raise RuntimeError("requests are left but nothing can run")  # a scheduler bug, never a hang
             if arrivals_on_iterations:
-                count = max(count + 1, math.ceil(upcoming))
+                count = max(count + 1, math.ceil(when))
             else:
-                now = upcoming if upcoming > now else now + (1 if ticks else 1e-9)
+                now = when if when > now else now + (1 if ticks else 1e-9)
             continue
         if iteration.ends:  # (their lengths differ, each as the iteration alone would take: added up the same)
             end = iteration.ends[-1]

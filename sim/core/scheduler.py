@@ -107,6 +107,17 @@ class Scheduler:
         """When the first paused decoder's client will have read enough for another step (None: none waits)."""
         return self.streams.next_credit(self.phases.decoding) if self.credits else None
 
+    def wake(self, one_clock: bool = True) -> tuple[float | None, bool]:
+        """What an executor waits for when a plan ran nothing (the one idle rule of both executors): (when, True)
+        a paused decoder's client will have read enough then, on the executor's clock; (when, False) the next
+        event, on the clock arrivals are read on; (None, False) nothing is left to happen. Not `one_clock`
+        (arrivals read on a clock of their own, as iterations): the two times cannot be compared, and a client's
+        credit is waited for first."""
+        upcoming, credit = self.next_event(), self.next_credit()
+        if credit is not None and (upcoming is None or not one_clock or credit <= upcoming):
+            return credit, True
+        return upcoming, False
+
     def generated(self, i: int) -> int:
         return self.rounds.made(self.states[i])
 
