@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from array import array
 from itertools import accumulate
-from operator import add
 from typing import NamedTuple
 
 import torch
 
 from sim.core.iteration import Iteration
+from sim.core.shape import packed_shape
 
 from .kv_cache import PagedKVCache
 from .model import PackedBatch
@@ -154,7 +154,7 @@ def pack(it: Iteration, cache: PagedKVCache, sequences: Sequences, done: list[in
     if not layout.request:
         return None
     cache.sync_tables(it.blocks, layout.request[:len(layout.request) - padding])
-    shape = (len(layout.request), max(layout.count), max(map(add, layout.first, layout.count)))
+    shape = packed_shape(layout.first, layout.count)[1:]  # (groups, query, longest)
     row, length = sequences.row, sequences.length
     emit_at = [i * row + length[i] for i in layout.emitters]
     batch, emit_at, request, at = _tensors(cache, sequences, layout, emit_at, shape, device)

@@ -34,7 +34,7 @@ class Stopped(Exception):
 
 
 class Timing(NamedTuple):
-    """One iteration as run: the shape of its packed batch (sim.core.engine.batch_shape counts the same), its
+    """One iteration as run: the shape of its packed batch (sim.core.shape, as the simulator counts it), its
     measured time (planning, batch building and the forward pass), and what the options did in it."""
     prefill_rows: int  # prefill tokens (and padded prompt positions)
     decode_rows: int  # decode tokens (and idle slots)

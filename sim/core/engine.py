@@ -18,6 +18,7 @@ from .policies import make_scheduler
 from .queue import NEVER
 from .schedule import Schedule
 from .scheduler import Scheduler
+from .shape import BatchShape, packed_shape
 
 
 def simulate(trace: Trace, config: Config, policy: Policy | str) -> Schedule:
@@ -102,22 +103,18 @@ def length(scheduler: Scheduler, it: Iteration, ahead: int = 0) -> float:
     return dense + scheduler.config.moe.duration(it.expert_tokens) if it.expert_tokens else dense
 
 
-def batch_shape(scheduler: Scheduler, it: Iteration, ahead: int = 0) -> tuple[int, int, int, int]:
-    """(rows, groups, query, longest) of the batch the real engine packs for `it` (gpu_demo.batch.pack): token
-    rows, sequences (each prefill chunk, decoder and padding row), the longest chunk and the longest KV span."""
-    if not it.prefill:  # a decode: one row a decoder (and padding row), each reading its context
-        padding = it.padding + it.graph_padding
-        return (it.decode_work + padding, len(it.decoding) + padding, 1,
-                max(1, scheduler.longest_context(it.decoding) + ahead))
-    # (a static batch member whose prompt was prefilled in an earlier tick feeds its last prompt token again
-    # when the batch prefill ends and samples its first token)
-    emits = set(it.prefill_emits)
-    chunks = [(first, n) if n else (scheduler.states[i].target - 1, 1) for i, first, n in it.prefill
-              if n or i in emits]
+def batch_shape(scheduler: Scheduler, it: Iteration, ahead: int = 0) -> BatchShape:
+    """The shape of the batch the real engine packs for `it` (sim.core.shape, as gpu_demo.batch.pack counts it):
+    its prefill chunks, then its decoders (each reading its context) and padding rows in sum."""
+    firsts, counts = [], []
+    if it.prefill:
+        # (a static batch member whose prompt was prefilled in an earlier tick feeds its last prompt token again
+        # when the batch prefill ends and samples its first token)
+        emits = set(it.prefill_emits)
+        for i, first, n in it.prefill:
+            if n or i in emits:
+                firsts.append(first if n else scheduler.states[i].target - 1)
+                counts.append(n or 1)
     padding = it.padding + it.graph_padding
-    rows = sum(n for _, n in chunks) + it.decode_work + padding
-    groups = len(chunks) + len(it.decoding) + padding
-    query = max((n for _, n in chunks), default=1)
-    longest = max(max((first + n for first, n in chunks), default=1),
-                  scheduler.longest_context(it.decoding) + ahead)
-    return rows, groups, query, longest
+    return packed_shape(firsts, counts, len(it.decoding) + padding, it.decode_work + padding,
+                        scheduler.longest_context(it.decoding) + ahead)
