@@ -3,7 +3,7 @@ from functools import partial
 
 import streamlit as st
 
-from sim.report.sweep import MAX_POINTS, SweepError, knees, parse_values, sweep_csv
+from sim.report.sweep import MAX_POINTS, knees, sweep_csv
 from sim.trace.trace import TraceError, write_csv
 from ui import capacity, cost_profile, lab_state, presenter
 from ui.boot import through_app
@@ -94,28 +94,13 @@ with presenter.options(t("presenter_options")):
                                         state.high[parameter], **bounds)
     points = state.points[parameter] = kept(p4.number_input, t("sw_points"), f"sw_points_{parameter}",
                                             state.points[parameter], min_value=2, max_value=MAX_POINTS)
-    values = None
-    try:
-        values = parse_values(parameter, f"{low}:{high}:{points}")
-    except SweepError as error:
-        problems.append(t("sw_bad_range", reason=md_escape(error)))
-    if values is not None and high <= low:
-        problems.append(t("sw_low_high"))
-        values = None
-    if trace is not None and values is not None and len(chosen) * len(values) * len(trace) > capacity.MAX_WORK:
-        problems.append(t("sw_too_much", work=f"{len(chosen) * len(values) * len(trace):,}",
-                          most=f"{capacity.MAX_WORK:,}"))
+    values = capacity.sweep_values(parameter, low, high, points, trace, chosen, problems)
 for problem in problems:  # outside the folded options, what stops the sweep stays in view (markdown: what the
     st.error(problem)        # problems quote is escaped)
 ready = trace is not None and values is not None and not problems
 asked = run_button(st, t("sw_run"), capacity.RUN, type="primary", disabled=not ready)
 if ready and (asked or state.result is None):
-    bar = st.progress(0.0, text=t("sw_running", done=0, total=len(chosen) * len(values)))
-    rows = capacity.run_sweep(trace, chosen, parameter, values,
-                              lambda done, total: bar.progress(done / total, t("sw_running", done=done, total=total)))
-    bar.empty()
-    state.result = capacity.SweepResult(rows, state.target / 100, capacity.base_rate(trace),
-                                        capacity.mean_prompt(trace), trace.requests, chosen, parameter, values)
+    capacity.run_shown(state, trace, chosen, parameter, values)
 
 result = state.result
 if result is None:

@@ -16,7 +16,7 @@ import streamlit as st
 from sim import codec
 from sim.core.config import KV_ADMISSION, ORDERS, POLICIES, PREEMPT, SLO, Config, ConfigError, CostModel
 from sim.core.policies import make_scheduler
-from sim.report.sweep import Entry, applied, parse_values, sweep, worker_pool
+from sim.report.sweep import Entry, SweepError, applied, parse_values, sweep, worker_pool
 from sim.report.sweep import stop_pool as stop_workers
 from sim.trace.generate import Uniform, generate, shared_prefix
 from sim.trace.trace import Trace, TraceError
@@ -300,6 +300,33 @@ def first_sweep() -> tuple[Trace, list[Entry], str, list]:
     parameter = state.parameter
     values = parse_values(parameter, f"{state.low[parameter]}:{state.high[parameter]}:{state.points[parameter]}")
     return state.generated, chosen, parameter, values
+
+
+def sweep_values(parameter: str, low: float, high: float, points: int, trace: Trace | None, chosen: list[Entry],
+                 problems: list[str]) -> list | None:
+    """The values the sweep takes, `points` of them from `low` to `high`; None when the range is wrong or the
+    sweep would be too much work, with what is wrong added to `problems` (as the page shows them)."""
+    try:
+        values = parse_values(parameter, f"{low}:{high}:{points}")
+    except SweepError as error:
+        problems.append(t("sw_bad_range", reason=md_escape(error)))
+        return None
+    if high <= low:
+        problems.append(t("sw_low_high"))
+        return None
+    if trace is not None and len(chosen) * len(values) * len(trace) > MAX_WORK:
+        problems.append(t("sw_too_much", work=f"{len(chosen) * len(values) * len(trace):,}", most=f"{MAX_WORK:,}"))
+    return values
+
+
+def run_shown(state: CapacityState, trace: Trace, chosen: list[Entry], parameter: str, values: list) -> None:
+    """Run the sweep with a progress bar, and keep it as the page's result."""
+    bar = st.progress(0.0, text=t("sw_running", done=0, total=len(chosen) * len(values)))
+    rows = run_sweep(trace, chosen, parameter, values,
+                     lambda done, total: bar.progress(done / total, t("sw_running", done=done, total=total)))
+    bar.empty()
+    state.result = SweepResult(rows, state.target / 100, base_rate(trace), mean_prompt(trace), trace.requests,
+                               chosen, parameter, values)
 
 
 def run_sweep(trace: Trace, chosen: list[Entry], parameter: str, values: list,
