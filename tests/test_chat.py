@@ -342,7 +342,7 @@ def test_the_panel_uses_a_rows_messages_and_sets_its_prompt_keeping_the_other_ed
     at.run()
     at.session_state["trace"] = {"edited_rows": {0: {"output": 7}}, "added_rows": [], "deleted_rows": []}
     at.run()
-    at.selectbox(key="chat_source").set_value(1).run()
+    at.selectbox(key="w_chat_source").set_value(1).run()
     at.selectbox(key="w_chat_template").set_value("llama3").run()
     assert not at.exception, at.exception
     text = apply_template("llama3", (Message("system", "Be brief."), Message("user", "你好")))
@@ -357,7 +357,7 @@ def test_the_panel_says_which_message_of_a_row_is_wrong_in_chinese():
     from streamlit.testing.v1 import AppTest
 
     from tests.test_app import APP
-    from ui.lab_state import LabState, frame
+    from ui.lab_state import ChatPanel, LabState, frame
 
     table = frame(validate([{"name": "A", "arrival": 0, "prompt": 4, "output": 5}]))
     table["messages"] = ['[{"role": "robot", "content": "hi"}]']
@@ -366,9 +366,8 @@ def test_the_panel_says_which_message_of_a_row_is_wrong_in_chinese():
     at.run()
     # Everything set before the lab's one run: a second run would have the test's own process format the
     # selectboxes' options, in English.
-    at.session_state["lab"] = LabState(base=table, current=table)
+    at.session_state["lab"] = LabState(base=table, current=table, chat=ChatPanel(source=0))
     at.session_state["lab_chat"] = True
-    at.session_state["chat_source"] = 0
     at.switch_page("pages/trace_lab.py").run()
     assert not at.exception, at.exception
     assert any("请求 A 的消息无法读取" in w.value and "robot" in w.value for w in at.warning)

@@ -27,10 +27,10 @@ from sim.trace.trace import PROMPT_TEXT, Problem
 from . import lab_state
 from .i18n import t
 from .problems import problem_text
-from .session import kept
+from .session import WIDGET, kept
 from .text import md_escape
 
-TYPED = -1  # the source "typed below"; a row of the lab's table otherwise (its position)
+TYPED = lab_state.TYPED
 SHOWN_TOKENS = 300  # chips drawn a tokenizer; a long text shows its count and its first tokens
 COLOURS = ("blue", "orange", "green", "violet", "red", "gray")  # neighbouring tokens differ in colour
 VISIBLE = {" ": "␣", "\n": "↵", "\t": "→", "\r": "␍"}  # whitespace a chip would otherwise hide
@@ -79,20 +79,22 @@ def chips(pieces: list[bytes]) -> str:
 
 def _messages_source(table: pd.DataFrame) -> tuple[int, tuple[Message, ...] | None]:
     """The source chosen and its messages (None, after saying why, when a row's messages cannot be read)."""
-    rows = _rows_in_words(table)
-    if st.session_state.get("chat_source", TYPED) not in rows:  # its row was deleted or lost its text
-        st.session_state["chat_source"] = TYPED
-    source = st.selectbox(t("chat_source"), [TYPED, *rows], key="chat_source", help=t("chat_source_help"),
-                          format_func=lambda i: t("chat_source_typed") if i == TYPED
-                          else t("chat_source_row", name=_name(table, i)))
+    rows, chat = _rows_in_words(table), lab_state.state().chat
+    if chat.source not in (TYPED, *rows):  # its row was deleted or lost its text
+        chat.source = TYPED
+        st.session_state.pop(WIDGET + "chat_source", None)
+    source = chat.source = kept(st.selectbox, t("chat_source"), "chat_source", chat.source, options=[TYPED, *rows],
+                                help=t("chat_source_help"), format_func=lambda i: t("chat_source_typed")
+                                if i == TYPED else t("chat_source_row", name=_name(table, i)))
     if source == TYPED:
-        st.session_state.setdefault("chat_system", t("chat_example_system"))
-        st.session_state.setdefault("chat_user", t("chat_example_user"))
+        if chat.system is None:
+            chat.system, chat.user = t("chat_example_system"), t("chat_example_user")
         left, right = st.columns(2)
         with left:  # kept outside the widgets' state: what was typed survives a page switch or a folded panel
-            system = _kept(st.text_area, t("chat_system"), "chat_system", help=t("chat_system_help"), height=100)
+            system = chat.system = kept(st.text_area, t("chat_system"), "chat_system", chat.system,
+                                        help=t("chat_system_help"), height=100)
         with right:
-            user = _kept(st.text_area, t("chat_user"), "chat_user", height=100)
+            user = chat.user = kept(st.text_area, t("chat_user"), "chat_user", chat.user, height=100)
         return source, conversation(user.strip() or None, system.strip() or None)
     try:
         return source, row_messages(table, source)
@@ -102,26 +104,21 @@ def _messages_source(table: pd.DataFrame) -> tuple[int, tuple[Message, ...] | No
         return source, None
 
 
-def _kept(widget, label: str, key: str, **kwargs) -> object:
-    """`widget` showing the panel's value under session key `key`, kept there (session.kept)."""
-    st.session_state[key] = value = kept(widget, label, key, st.session_state[key], **kwargs)
-    return value
-
-
 def panel() -> None:
     """The chat panel, drawn inside the lab's expander."""
     st.markdown(t("chat_intro"))
     table = lab_state.state().current
     source, messages = _messages_source(table)
-    st.session_state.setdefault("chat_template", "none")
-    st.session_state.setdefault("chat_tokenizer", BYTES)
+    chat = lab_state.state().chat
     c1, c2 = st.columns(2)
     with c1:
-        template = _kept(st.selectbox, t("chat_template"), "chat_template", options=list(TEMPLATES),
-                         format_func=lambda k: t(f"chat_tpl_{k}"), help=t("chat_template_help"))
+        template = chat.template = kept(st.selectbox, t("chat_template"), "chat_template", chat.template,
+                                        options=list(TEMPLATES), format_func=lambda k: t(f"chat_tpl_{k}"),
+                                        help=t("chat_template_help"))
     with c2:
-        chosen = _kept(st.radio, t("chat_tokenizer"), "chat_tokenizer", options=TOKENIZERS, horizontal=True,
-                       format_func=lambda k: t(f"chat_tok_{k}"), help=t("chat_tokenizer_help"))
+        chosen = chat.tokenizer = kept(st.radio, t("chat_tokenizer"), "chat_tokenizer", chat.tokenizer,
+                                       options=TOKENIZERS, horizontal=True, format_func=lambda k: t(f"chat_tok_{k}"),
+                                       help=t("chat_tokenizer_help"))
     if not messages:
         if messages is not None:
             st.info(t("chat_empty"))

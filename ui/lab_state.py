@@ -12,11 +12,14 @@ from sim.core.config import COST_MODELS, FIRST_TOKEN_MODES, Config, ConfigError,
 from sim.core.kv import blocks_for
 from sim.core.policies import make_scheduler
 from sim.core.presets import caches_prefixes
+from sim.trace.chat import BYTES
 from sim.trace.trace import REQUIRED, SEED_CSV, TEXT_COLUMNS, Trace, TraceError, check_budget, read_csv, validate
 
 from .i18n import t
 from .scenario import Scenario, ScenarioError, decode
 from .session import WIDGET, kept, page_state
+
+TYPED = -1  # the chat panel's source "typed below"; a row of the lab's table otherwise (its position)
 
 STATE_KEY = "lab"  # the lab's LabState
 EDITOR = "trace"  # the data editor's widget key (its state holds the edits since the base was set), see editor_key
@@ -64,9 +67,19 @@ MOST = 10**7  # the largest whole number a setting's widget takes
 
 
 @dataclass(slots=True)
+class ChatPanel:
+    """The trace lab's chat panel: the conversation it counts (typed, or a row of the table) and how."""
+    source: int = TYPED  # TYPED, or the position of the table's row whose messages it counts
+    system: str | None = None  # what was typed (None: the example, in the page's language, until then)
+    user: str | None = None
+    template: str = "none"  # sim.trace.chat.TEMPLATES
+    tokenizer: str = BYTES  # sim.trace.chat.TOKENIZERS
+
+
+@dataclass(slots=True)
 class LabState:
-    """The trace lab's session state, under STATE_KEY: its settings, the trace table, the share link and the run
-    shown (other pages read the lab's trace and settings, and give it policies)."""
+    """The trace lab's session state, under STATE_KEY: its settings, the trace table, the share link, the run
+    shown and the chat panel (other pages read the lab's trace and settings, and give it policies)."""
     settings: LabSettings = field(default_factory=LabSettings)
     base: pd.DataFrame | None = None  # the table the editor starts from
     current: pd.DataFrame | None = None  # the table as edited: what runs
@@ -76,6 +89,7 @@ class LabState:
     ran: Scenario | None = None  # the scenario whose results are shown
     cost_preset: str = ""  # the linear cost preset last applied to the coefficients
     linear_before_profile: dict[str, object] = field(default_factory=dict)  # what the shipped profile replaced
+    chat: ChatPanel = field(default_factory=ChatPanel)
 
 
 def state() -> LabState:
