@@ -147,6 +147,29 @@ def test_a_text_alone_still_counts_its_bytes_and_a_system_message_joins_it():
     assert read_csv(write_csv(trace)) == trace and read_json(write_json(trace)) == trace
 
 
+CODE = "    return self._data[with open(path) as f:\n        "  # (a code prompt: its indentation is part of it)
+
+
+def test_a_text_prompt_is_kept_byte_for_byte_in_the_cli_the_upload_and_the_real_model(tmp_path):
+    """Leading spaces and a trailing newline are part of a prompt: counted, kept, written and prefilled."""
+    from gpu_demo.prompts import prompts_for
+    from sim.trace.importers import import_trace
+
+    rows = [{"name": "A", "arrival": 0, "output": 2, "text": CODE}, {"name": "B", "arrival": 1, "output": 2,
+                                                                     "text": "\n  hi  \n", "system": " Be brief. "}]
+    trace = validate(rows)
+    assert len(CODE.encode()) == 52 and [r.prompt for r in trace] == [52, len(" Be brief. \n\n\n  hi  \n")]
+    assert [r.text for r in trace] == [CODE, "\n  hi  \n"] and trace.requests[1].system == " Be brief. "
+    assert read_csv(write_csv(trace)) == trace == read_json(write_json(trace))
+    assert import_trace(write_csv(trace)).trace == trace == import_trace(write_json(trace)).trace  # (the upload)
+    assert prompts_for(trace)[0] == CODE.encode()  # what the real model prefills
+    path = tmp_path / "code.csv"
+    path.write_text(write_csv(trace))
+    out = subprocess.run([sys.executable, "-m", "sim", "run", "--trace", str(path), "--token-budget", "64", "--json"],
+                         capture_output=True, text=True, check=True, cwd=Path(__file__).resolve().parents[1]).stdout
+    assert [r["prompt"] for r in json.loads(out)["requests"]] == [52, trace.requests[1].prompt]
+
+
 def test_messages_are_a_json_list_in_csv_and_a_list_in_json():
     csv = ('name,arrival,output,messages\n'
            'A,0,3,"[{""role"": ""system"", ""content"": ""Be brief.""}, {""role"": ""user"", ""content"": ""Hi!""}]"\n')

@@ -156,8 +156,7 @@ def csv_cell(value: object) -> object:
 
 
 def _unquote(cell: str) -> str:
-    """A text cell of a native CSV as it was before `csv_cell`."""
-    cell = cell.strip()
+    """A text cell of a native CSV as it was before `csv_cell` (its spaces kept: a prompt's are part of it)."""
     return cell[1:] if cell.startswith("'") and cell[1:].startswith(_QUOTED) else cell
 
 
@@ -191,9 +190,16 @@ def _integer(value: object) -> int | str:
 
 
 def _text(value: object) -> str:
+    """A cell that names something (a name, a tenant): its surrounding spaces are not part of it."""
+    return _words(value).strip()
+
+
+def _words(value: object) -> str:
+    """A cell of words a model reads (a prompt's text, a system message): kept byte for byte, its leading
+    indentation and trailing newline included ("" when empty)."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return ""
-    return value.strip() if isinstance(value, str) else str(value)
+    return value if isinstance(value, str) else str(value)
 
 
 def validate(rows: Iterable[Mapping[str, object]], columns: Iterable[str] | None = None) -> Trace:
@@ -237,7 +243,7 @@ def _row_request(problems: list[Problem], row: Mapping[str, object], number: int
     _check_name(problems, number, name, first_row)
     cell = (problems, row, number, name)
     arrival = _bounded(*cell, "arrival", 0, MAX_TICK)
-    text = _text(row.get("text")) or None
+    text = _words(row.get("text")) or None
     system, messages, said = _conversation_cells(cell, text)
     prompt = _prompt(cell, header, said)
     output = _bounded(*cell, "output", 1, MAX_TOKENS)
@@ -325,7 +331,7 @@ def _conversation_cells(cell: tuple, text: str | None) -> tuple[str | None, str 
     a conversation is given either as messages or as a text with a system message, never both. Each problem is
     recorded."""
     problems, row, number, name = cell
-    system = _text(row.get("system")) or None
+    system = _words(row.get("system")) or None
     raw = row.get("messages")
     messages, parsed, bad = None, None, len(problems)
     if isinstance(raw, list | tuple) or _text(raw):
