@@ -230,10 +230,8 @@ class Continuous(Scheduler):
         ends are added up as the executor adds them one iteration at a time (Iteration.ends), and the run is cut
         before the first iteration that starts at or after an event (a stop, a swap-in's end, a released
         request's return, an arrival that could get in), whose plan would see it."""
-        due = [t for t in (self.stops.next_stop() if self.has_stops else None,
-                           self.memory.next_swap_end() if self.swaps else None,
-                           self.streams.next_return() if self.credits else None) if t is not None]
-        cut = min(due) if due else math.inf
+        cut = self.run_cut()
+        cut = math.inf if cut is None else cut
         admissible, time = self.admissible_arrivals(budget), self.iteration_time
         ends = [now + time(it, 0)]
         while len(ends) < repeat and ends[-1] < cut and admissible(ends[-1], False) is None:

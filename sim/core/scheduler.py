@@ -523,17 +523,20 @@ class Scheduler:
         """Iterations of `length` starting before `when` (from `now`)."""
         return max(1, math.ceil((when - now) / length))
 
+    def run_cut(self) -> float | None:
+        """The first time a run of identical iterations must not pass: a stop (a waiting request leaves then, a
+        running one at the boundary after it), the end of a swap-in, or a released request's return (None: no
+        such time)."""
+        times = [t for t in (self.stops.next_stop() if self.has_stops else None,
+                             self.memory.next_swap_end() if self.swaps else None,
+                             self.streams.next_return() if self.credits else None) if t is not None]
+        return min(times) if times else None
+
     def steady_limit(self, now: float, length: float, repeat: int) -> int:
-        """`repeat` identical iterations of `length`, cut at the first boundary from a stop (a waiting request
-        leaves then, a running one at the boundary after it), from the end of a swap-in, or from a released
-        request's return."""
-        if self.has_stops:
-            stop = self.stops.next_stop()
-            if stop is not None:
-                repeat = min(repeat, self.steps_until(stop, now, length))
-        if self.swaps and (swapped := self.memory.next_swap_end()) is not None:
-            repeat = min(repeat, self.steps_until(swapped, now, length))
-        if self.credits and (back := self.streams.next_return()) is not None:  # a released request comes back
-            repeat = min(repeat, self.steps_until(back, now, length))
+        """`repeat` identical iterations of `length`, cut at the first boundary from `run_cut`."""
+        if self.has_stops or self.swaps or self.credits:
+            cut = self.run_cut()
+            if cut is not None:
+                repeat = min(repeat, self.steps_until(cut, now, length))
         return max(1, repeat)
 
