@@ -1,8 +1,9 @@
-"""The simulator's executor: runs the scheduler's iterations under a cost model (ticks, or a linear latency
-model in ms) and returns the Schedule.
+"""The simulator's executor: runs the scheduler's iterations under a cost model (ticks, or a latency model in
+ms: linear, or a measured profile of the batch's shape) and returns the Schedule.
 
-Time jumps over idle stretches to the next event, and a run of identical decode iterations is one event,
-so the cost grows with arrivals and completions, not with ticks or tokens.
+Time jumps over idle stretches to the next event (Scheduler.wake), and a run of identical decode iterations is
+one event (under a latency model, a run that differs only in the lengths it reads: Continuous.time_ahead), so the
+cost grows with arrivals and completions, not with ticks or tokens.
 """
 from __future__ import annotations
 
