@@ -366,7 +366,7 @@ async def sweeping(base: str):
     async with await session_socket(base) as ws:
         student = Student(ws, base, 0, ProtocolReport())
         _, shown = await student.run("capacity lab", page_name="capacity_lab")
-        for key, value in (("sw_gen_n", MAX_REQUESTS), ("w_sw_points_rate", MAX_POINTS)):
+        for key, value in (("w_sw_gen_n", MAX_REQUESTS), ("w_sw_points_rate", MAX_POINTS)):
             student.chosen[shown.keyed[key].id] = WidgetState(id=shown.keyed[key].id, int_value=value)
         await student.run("capacity lab, a large trace made", triggers=(shown.keyed["sw_gen_make"].id,))
         await student.send(triggers=(shown.keyed["sw_run"].id,))

@@ -34,10 +34,10 @@ with presenter.options(t("presenter_options")):
     trace = None
     if source == "generated":
         with st.expander(t("sw_generator")):
-            generator_tab("sw_gen", capacity.generated, **capacity.DEFAULT_TRACE)
+            generator_tab("sw_gen", state.generator, capacity.generated)
         trace = state.generated
     elif source == "upload":
-        upload_tab("sw_up", capacity.adopt, ms_per_tick=10.0, limit=2000)
+        upload_tab("sw_up", state.upload, capacity.adopt)
         trace = state.uploaded
         if trace is None:
             st.info(t("sw_upload_first"))

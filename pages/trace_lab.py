@@ -32,12 +32,13 @@ st.markdown(t("lab_intro"))
 trace_section = presenter.section(t("lab_trace"))  # folded away on a projector, with the budgets and policies
 with trace_section:
     presets, generator, upload = st.tabs([t("tab_presets"), t("tab_generator"), t("tab_upload")])
+    lab = lab_state.state()
     with presets:
-        presets_tab()
+        presets_tab(lab)
     with generator:
-        generator_tab()
+        generator_tab("gen", lab.generator, lab_state.set_trace)
     with upload:
-        upload_tab()
+        upload_tab("up", lab.upload, lab_state.set_trace)
     show_source_error()
 
     base = lab_state.state().base

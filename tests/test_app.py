@@ -117,7 +117,7 @@ def test_the_story_plays_in_the_browser_so_the_page_has_no_play_widgets():
 
 def test_worked_example_opens_the_lab_with_its_trace():
     at = open_page("pages/trace_lab.py")
-    at.selectbox(key="preset_choice").set_value("bursty").run()
+    at.selectbox(key="w_preset_choice").set_value("bursty").run()
     at.button(key="preset_load").click().run()
     assert len(at.session_state["lab"].current) == 40
     at.switch_page("pages/worked_example.py").run()

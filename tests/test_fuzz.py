@@ -45,6 +45,7 @@ from ui.scenario import (
     decode,
     encode,
 )
+from ui.source_forms import UploadForm
 
 # Each example is small, so seconds mean a hang or a blow-up; the machine may be busy, hence the slack.
 FUZZ = settings(max_examples=150, deadline=5000, suppress_health_check=[HealthCheck.too_slow])
@@ -334,12 +335,11 @@ class Upload:
 
 def upload(data: bytes, fmt: str = "auto", size: int | None = None, limit: int = 500):
     """Run the upload widget's callback on `data`: (the trace it handed on or None, the error it left, the file)."""
-    state = {"lang": "en", "up_file": Upload(data, size), "up_fmt": fmt, "up_ms": 1000.0, "up_scale": 1.0,
-             "up_start": 0.0, "up_end": 0.0, "up_limit": limit}
+    state = {"lang": "en", "up_file": Upload(data, size)}
     received = []
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(streamlit, "session_state", state)
-        trace_sources._import("up", received.append)
+        trace_sources._import("up", UploadForm(fmt=fmt, limit=limit), received.append)
     assert len(received) + (trace_sources.ERROR in state) == 1
     if received:
         assert_valid(received[0])

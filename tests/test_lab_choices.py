@@ -63,7 +63,7 @@ def test_loading_another_table_keeps_the_editors_key():
     at = open_lab()
     at.session_state[lab_state.EDITOR] = EDIT
     at.run()
-    at.selectbox(key="preset_choice").set_value("bursty").run()
+    at.selectbox(key="w_preset_choice").set_value("bursty").run()
     at.button(key="preset_load").click().run()
     assert editor_key(at) == lab_state.EDITOR and not at.error
 
@@ -153,10 +153,36 @@ def test_the_summary_says_units_and_the_tables_name_the_policies_1_and_2():
 
 def test_utilization_is_not_judged_worse_when_prefix_caching_computes_less():
     at = open_lab()
-    at.selectbox(key="preset_choice").set_value("shared_prefix").run()
+    at.selectbox(key="w_preset_choice").set_value("shared_prefix").run()
     at.button(key="preset_load").click().run()
     overall = next(d.value for d in at.dataframe if "metric" in d.value.columns).set_index("metric")
     utilization = overall.loc["budget utilization (%)"]
     assert utilization["P2"] < utilization["P1"] and utilization["better?"] == ""  # less computed: no 🔻
     assert overall.loc["prefix cache hit rate (prompt tokens) (%)", "better?"] == "✅"
     assert any("Budget utilization gets no verdict" in c.value for c in at.caption)
+
+
+def test_the_trace_sources_settings_survive_a_page_switch_and_make_what_they_say():
+    """What a user set in the generator, the upload's options and the preset picker is kept in the page's state
+    when they leave the page (Streamlit drops a widget's own state then), and the generator makes what its kept
+    settings say on both pages that have it."""
+    at = open_lab()
+    at.number_input(key="w_gen_n").set_value(77)
+    at.number_input(key="w_gen_seed").set_value(5)
+    at.number_input(key="w_up_limit").set_value(123)
+    at.selectbox(key="w_preset_choice").set_value("bursty").run()
+    at.switch_page("pages/home.py").run()
+    at.switch_page("pages/trace_lab.py").run()
+    assert (at.number_input(key="w_gen_n").value, at.number_input(key="w_gen_seed").value) == (77, 5)
+    assert at.number_input(key="w_up_limit").value == 123 and at.selectbox(key="w_preset_choice").value == "bursty"
+    at.button(key="gen_make").click().run()
+    assert not at.exception, at.exception
+    assert len(at.session_state["lab"].current) == 77
+    at.switch_page("pages/capacity_lab.py").run()
+    at.number_input(key="w_sw_gen_n").set_value(300).run()
+    at.switch_page("pages/home.py").run()
+    at.switch_page("pages/capacity_lab.py").run()
+    assert at.number_input(key="w_sw_gen_n").value == 300  # (the capacity lab's own settings: 1,000 by default)
+    at.button(key="sw_gen_make").click().run()
+    assert not at.exception, at.exception
+    assert len(at.session_state["sweep"].generated) == 300

@@ -25,6 +25,7 @@ from .i18n import t
 from .numbers import number, share
 from .problems import config_error, trace_error_text
 from .session import WIDGET, ask, page_state
+from .source_forms import GeneratorForm, UploadForm
 from .text import md_escape
 
 MAX_POLICIES = 4
@@ -84,6 +85,8 @@ class CapacityState:
     generated: Trace = field(default_factory=default_trace)
     generated_block: int | None = None  # the tokens a hash id of the generated trace covers (the example's own)
     uploaded: Trace | None = None
+    generator: GeneratorForm = field(default_factory=lambda: GeneratorForm.starting(**DEFAULT_TRACE))
+    upload: UploadForm = field(default_factory=lambda: UploadForm(ms=10.0, limit=2000))
     policies: pd.DataFrame = field(default_factory=lambda: default_policies())  # the table the editor starts from
     policies_now: pd.DataFrame | None = None  # as edited: what runs
     source: str = "generated"

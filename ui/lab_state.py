@@ -18,6 +18,7 @@ from sim.trace.trace import REQUIRED, SEED_CSV, TEXT_COLUMNS, Trace, TraceError,
 from .i18n import t
 from .scenario import Scenario, ScenarioError, decode
 from .session import WIDGET, kept, page_state
+from .source_forms import GeneratorForm, UploadForm
 
 TYPED = -1  # the chat panel's source "typed below"; a row of the lab's table otherwise (its position)
 
@@ -90,6 +91,9 @@ class LabState:
     cost_preset: str = ""  # the linear cost preset last applied to the coefficients
     linear_before_profile: dict[str, object] = field(default_factory=dict)  # what the shipped profile replaced
     chat: ChatPanel = field(default_factory=ChatPanel)
+    preset: str = "seed"  # the preset picked (ui.presets.PRESETS)
+    generator: GeneratorForm = field(default_factory=GeneratorForm)  # the seeded generator's settings
+    upload: UploadForm = field(default_factory=UploadForm)  # the upload's import options
 
 
 def state() -> LabState:

@@ -15,73 +15,92 @@ from . import lab_state
 from .i18n import t
 from .presets import PRESETS
 from .problems import problem_table
+from .session import WIDGET, kept
+from .source_forms import GeneratorForm, UploadForm
 from .text import md_escape
 
 MAX_REQUESTS = 20_000  # larger traces go through the command line (python -m sim run)
 MAX_UPLOAD_MB = 20
 ERROR = "source_error"  # (message, problems) of the last failed generate or import
+PRESET = "preset_choice"  # the preset picked (its widget's key after session.WIDGET)
 
 
-def _load_preset() -> None:
-    preset = PRESETS[st.session_state["preset_choice"]]
+def _value(prefix: str, form, name: str) -> object:
+    """A form's field as its widget holds it now: a button's callback runs before the widgets are drawn again,
+    so a value typed just before the click is in the widget's state, not yet in the form."""
+    return st.session_state.get(WIDGET + f"{prefix}_{name}", getattr(form, name))
+
+
+def _widget(widget, label: str, prefix: str, form, name: str, **kwargs) -> object:
+    """`widget` showing the form's field `name` under the key `prefix`_`name`, kept in the form (session.kept)."""
+    value = kept(widget, label, f"{prefix}_{name}", getattr(form, name), **kwargs)
+    setattr(form, name, value)
+    return value
+
+
+def _load_preset(state: lab_state.LabState) -> None:
+    preset = PRESETS[st.session_state.get(WIDGET + PRESET, state.preset)]
     lab_state.load(preset.build(), preset.config, preset.policy_a, preset.policy_b)
 
 
-def presets_tab() -> None:
-    choice = st.selectbox(t("preset_pick"), list(PRESETS), format_func=lambda k: t(f"preset_{k}"),
-                          key="preset_choice")
+def presets_tab(state: lab_state.LabState) -> None:
+    """The lab's presets: one picked (kept in the lab's state) and loaded whole by its button."""
+    choice = state.preset = kept(st.selectbox, t("preset_pick"), PRESET, state.preset, options=list(PRESETS),
+                                 format_func=lambda k: t(f"preset_{k}"))
     st.caption(t(f"preset_{choice}_note"))
-    st.button(t("preset_load"), key="preset_load", on_click=_load_preset)
+    st.button(t("preset_load"), key="preset_load", on_click=_load_preset, args=(state,))
 
 
-def _length(prefix: str, which: str):
-    s = st.session_state
-    kind = s[f"{prefix}_{which}_kind"]
+def _length(prefix: str, form: GeneratorForm, which: str):
+    kind = _value(prefix, form, f"{which}_kind")
     if kind == "fixed":
-        return Fixed(int(s[f"{prefix}_{which}_v"]))
+        return Fixed(int(_value(prefix, form, f"{which}_v")))
     if kind == "uniform":
-        return Uniform(int(s[f"{prefix}_{which}_lo"]), int(s[f"{prefix}_{which}_hi"]))
-    return LogNormal(float(s[f"{prefix}_{which}_m"]), float(s[f"{prefix}_{which}_s"]))
+        return Uniform(int(_value(prefix, form, f"{which}_lo")), int(_value(prefix, form, f"{which}_hi")))
+    return LogNormal(float(_value(prefix, form, f"{which}_m")), float(_value(prefix, form, f"{which}_s")))
 
 
-def _generate(prefix: str, on_trace: Callable[[Trace], None]) -> None:
-    s = st.session_state
+def _generate(prefix: str, form: GeneratorForm, on_trace: Callable[[Trace], None]) -> None:
     try:
-        trace = generate(int(s[f"{prefix}_n"]), float(s[f"{prefix}_rate"]), _length(prefix, "prompt"),
-                         _length(prefix, "output"), float(s[f"{prefix}_burstiness"]), int(s[f"{prefix}_seed"]))
+        trace = generate(int(_value(prefix, form, "n")), float(_value(prefix, form, "rate")),
+                         _length(prefix, form, "prompt"), _length(prefix, form, "output"),
+                         float(_value(prefix, form, "burstiness")), int(_value(prefix, form, "seed")))
     except ValueError as error:
-        s[ERROR] = (t("gen_bad", reason=md_escape(error)), ())
+        st.session_state[ERROR] = (t("gen_bad", reason=md_escape(error)), ())
         return
     on_trace(trace)
 
 
-def generator_tab(prefix: str = "gen", on_trace: Callable[[Trace], None] = lab_state.set_trace,
-                  n: int = 60, rate: float = 0.5, prompt: tuple[int, int] = (1, 8),
-                  output: tuple[int, int] = (1, 12)) -> None:
-    """The seeded generator's form (widget keys start with `prefix`); its button hands the trace to `on_trace`."""
+def generator_tab(prefix: str, form: GeneratorForm, on_trace: Callable[[Trace], None]) -> None:
+    """The seeded generator's form (widget keys start with `prefix`, values kept in `form`); its button hands the
+    trace to `on_trace`."""
     g1, g2, g3 = st.columns(3)
-    g1.number_input(t("gen_n"), 1, MAX_REQUESTS, n, key=f"{prefix}_n", help=t("gen_n_help"))
-    g2.number_input(t("gen_rate"), 0.001, 1000.0, rate, step=0.1, format="%.3f", key=f"{prefix}_rate",
-                    help=t("gen_rate_help"))
-    g3.number_input(t("gen_burstiness"), 0.01, 100.0, 1.0, step=0.1, key=f"{prefix}_burstiness",
-                    help=t("gen_burstiness_help"))
-    for column, which, (low, high) in ((g1, "prompt", prompt), (g2, "output", output)):
+    _widget(g1.number_input, t("gen_n"), prefix, form, "n", min_value=1, max_value=MAX_REQUESTS, help=t("gen_n_help"))
+    _widget(g2.number_input, t("gen_rate"), prefix, form, "rate", min_value=0.001, max_value=1000.0, step=0.1,
+            format="%.3f", help=t("gen_rate_help"))
+    _widget(g3.number_input, t("gen_burstiness"), prefix, form, "burstiness", min_value=0.01, max_value=100.0,
+            step=0.1, help=t("gen_burstiness_help"))
+    for column, which in ((g1, "prompt"), (g2, "output")):
         with column:
-            kind = st.selectbox(t(f"gen_{which}"), ("uniform", "fixed", "lognormal"),
-                                format_func=lambda k: t(f"dist_{k}"), key=f"{prefix}_{which}_kind")
+            kind = _widget(st.selectbox, t(f"gen_{which}"), prefix, form, f"{which}_kind",
+                           options=("uniform", "fixed", "lognormal"), format_func=lambda k: t(f"dist_{k}"))
             if kind == "fixed":
-                st.number_input(t("dist_value"), 1, MAX_TOKENS, high, key=f"{prefix}_{which}_v")
+                _widget(st.number_input, t("dist_value"), prefix, form, f"{which}_v", min_value=1, max_value=MAX_TOKENS)
             elif kind == "uniform":
-                st.number_input(t("dist_low"), 1, MAX_TOKENS, low, key=f"{prefix}_{which}_lo")
-                st.number_input(t("dist_high"), 1, MAX_TOKENS, high, key=f"{prefix}_{which}_hi")
+                _widget(st.number_input, t("dist_low"), prefix, form, f"{which}_lo", min_value=1, max_value=MAX_TOKENS)
+                _widget(st.number_input, t("dist_high"), prefix, form, f"{which}_hi", min_value=1,
+                        max_value=MAX_TOKENS)
             else:
-                st.number_input(t("dist_median"), 1.0, float(MAX_TOKENS), float(high), key=f"{prefix}_{which}_m")
-                st.number_input(t("dist_sigma"), 0.0, 3.0, 0.8, step=0.1, key=f"{prefix}_{which}_s")
-    g3.number_input(t("gen_seed"), 0, 2**31 - 1, 0, key=f"{prefix}_seed", help=t("gen_seed_help"))
-    g3.button(t("gen_make"), key=f"{prefix}_make", type="primary", on_click=_generate, args=(prefix, on_trace))
+                _widget(st.number_input, t("dist_median"), prefix, form, f"{which}_m", min_value=1.0,
+                        max_value=float(MAX_TOKENS))
+                _widget(st.number_input, t("dist_sigma"), prefix, form, f"{which}_s", min_value=0.0, max_value=3.0,
+                        step=0.1)
+    _widget(g3.number_input, t("gen_seed"), prefix, form, "seed", min_value=0, max_value=2**31 - 1,
+            help=t("gen_seed_help"))
+    g3.button(t("gen_make"), key=f"{prefix}_make", type="primary", on_click=_generate, args=(prefix, form, on_trace))
 
 
-def _import(prefix: str, on_trace: Callable[[Trace], None]) -> None:
+def _import(prefix: str, form: UploadForm, on_trace: Callable[[Trace], None]) -> None:
     s = st.session_state
     file = s.get(f"{prefix}_file")
     if file is None:
@@ -90,10 +109,10 @@ def _import(prefix: str, on_trace: Callable[[Trace], None]) -> None:
         s[ERROR] = (t("up_too_big", mb=MAX_UPLOAD_MB), ())
         return
     try:
-        options = ImportOptions(float(s[f"{prefix}_ms"]), float(s[f"{prefix}_scale"]),
-                                float(s[f"{prefix}_start"]) or None, float(s[f"{prefix}_end"]) or None,
-                                int(s[f"{prefix}_limit"]))
-        result = import_trace(file.getvalue(), s[f"{prefix}_fmt"], options)
+        start, end = (float(_value(prefix, form, name)) or None for name in ("start", "end"))
+        options = ImportOptions(float(_value(prefix, form, "ms")), float(_value(prefix, form, "scale")), start, end,
+                                int(_value(prefix, form, "limit")))
+        result = import_trace(file.getvalue(), _value(prefix, form, "fmt"), options)
     except TraceError as error:
         s[ERROR] = (t("up_bad"), error.problems)
         return
@@ -104,27 +123,29 @@ def _import(prefix: str, on_trace: Callable[[Trace], None]) -> None:
         s[ERROR] = (t("lab_too_many", n=len(result.trace), limit=MAX_REQUESTS), ())
         return
     on_trace(result.trace)
-    s[f"{prefix}_report"] = str(result.report)
+    form.report = str(result.report)
 
 
-def upload_tab(prefix: str = "up", on_trace: Callable[[Trace], None] = lab_state.set_trace,
-               ms_per_tick: float = 1000.0, limit: int = 500) -> None:
-    """Upload and import a native or real trace (widget keys start with `prefix`); the trace goes to
-    `on_trace`."""
+def upload_tab(prefix: str, form: UploadForm, on_trace: Callable[[Trace], None]) -> None:
+    """Upload and import a native or real trace (widget keys start with `prefix`, the import options kept in
+    `form`); the trace goes to `on_trace`. (The file itself is not kept: a browser sends it again.)"""
     st.file_uploader(t("up_file"), type=["csv", "json", "jsonl", "txt"], key=f"{prefix}_file",
                      max_upload_size=MAX_UPLOAD_MB, help=t("up_help", mb=MAX_UPLOAD_MB))
     u1, u2, u3, u4 = st.columns(4)
-    u1.selectbox(t("up_format"), ("auto", *FORMATS), format_func=lambda k: t(f"fmt_{k}"), key=f"{prefix}_fmt")
-    u2.number_input(t("up_ms_per_tick"), 0.001, 3.6e6, ms_per_tick, key=f"{prefix}_ms")
-    u3.number_input(t("up_token_scale"), 0.0001, 1000.0, 1.0, format="%.4f", key=f"{prefix}_scale")
-    u4.number_input(t("up_limit"), 1, MAX_REQUESTS, limit, key=f"{prefix}_limit")
+    _widget(u1.selectbox, t("up_format"), prefix, form, "fmt", options=("auto", *FORMATS),
+            format_func=lambda k: t(f"fmt_{k}"))
+    _widget(u2.number_input, t("up_ms_per_tick"), prefix, form, "ms", min_value=0.001, max_value=3.6e6)
+    _widget(u3.number_input, t("up_token_scale"), prefix, form, "scale", min_value=0.0001, max_value=1000.0,
+            format="%.4f")
+    _widget(u4.number_input, t("up_limit"), prefix, form, "limit", min_value=1, max_value=MAX_REQUESTS)
     w1, w2 = st.columns(2)
-    w1.number_input(t("up_start_s"), 0.0, None, 0.0, key=f"{prefix}_start")
-    w2.number_input(t("up_end_s"), 0.0, None, 0.0, key=f"{prefix}_end", help=t("up_end_help"))
-    st.button(t("up_import"), key=f"{prefix}_import", type="primary", on_click=_import, args=(prefix, on_trace),
-              disabled=st.session_state.get(f"{prefix}_file") is None)
-    if st.session_state.get(f"{prefix}_report"):
-        st.info(t("up_report", report=md_escape(st.session_state[f"{prefix}_report"])))
+    _widget(w1.number_input, t("up_start_s"), prefix, form, "start", min_value=0.0, max_value=None)
+    _widget(w2.number_input, t("up_end_s"), prefix, form, "end", min_value=0.0, max_value=None,
+            help=t("up_end_help"))
+    st.button(t("up_import"), key=f"{prefix}_import", type="primary", on_click=_import,
+              args=(prefix, form, on_trace), disabled=st.session_state.get(f"{prefix}_file") is None)
+    if form.report:
+        st.info(t("up_report", report=md_escape(form.report)))
 
 
 def show_source_error() -> None:
