@@ -8,10 +8,10 @@ torch stay out of the project's requirements. It reads a JSON trace on stdin:
     {"requests": [{"name": "a", "arrival": 0, "prompt": 12, "output": 3}, ...],
      "token_budget": 8, "max_seqs": 4, "kv_blocks": 16, "block_size": 4, "prefix_cache": true}
 
-and prints {"vllm": "0.33.0", "emitted": {"a": [3, 4, 5], ...}} (for a JSON list of traces, a list of those):
-the tick each output token is emitted at, in the simulator's convention (a token made in the step of tick t is
-emitted at t + 1). The step that ends a prompt samples the first token, as vLLM's model runner does (the
-simulator's `--first-token prefill`).
+and prints {"vllm": "0.33.0", "emitted": {"a": [3, 4, 5], ...}, "preemptions": 0} (for a JSON list of
+traces, a list of those): the tick each output token is emitted at, in the simulator's convention (a token made
+in the step of tick t is emitted at t + 1), and how many preemptions vLLM made. The step that ends a prompt
+samples the first token, as vLLM's model runner does (the simulator's `--first-token prefill`).
 
 What stands in for the model, and why:
 - No ModelConfig: building one reads a model's files from a hub. The scheduler reads a handful of its fields
@@ -114,16 +114,17 @@ def requests(setup: dict, config) -> list:
     return made
 
 
-def run(setup: dict, limit: int = 100_000) -> dict[str, list[int]]:
+def run(setup: dict, limit: int = 100_000) -> tuple[dict[str, list[int]], int]:
     """Step the scheduler tick by tick: at tick t the requests that arrived by t are added, then one
-    `schedule()`, a fabricated model output, and `update_from_output()`."""
+    `schedule()`, a fabricated model output, and `update_from_output()`. Each request's token ticks, and how
+    many preemptions there were (so a test can tell a tight trace that never ran short)."""
     from vllm.v1.outputs import ModelRunnerOutput
 
     scheduler, config = build(setup)
     pending = sorted(zip(requests(setup, config), setup["requests"]), key=lambda pair: pair[1]["arrival"])
     index = {r["name"]: i for i, r in enumerate(setup["requests"])}
     emitted: dict[str, list[int]] = {r["name"]: [] for r in setup["requests"]}
-    tick, i = 0, 0
+    tick, i, preemptions = 0, 0, 0
     while i < len(pending) or scheduler.has_unfinished_requests():
         if not scheduler.has_unfinished_requests() and pending[i][1]["arrival"] > tick:
             tick = pending[i][1]["arrival"]  # nothing to run until the next arrival
@@ -131,6 +132,7 @@ def run(setup: dict, limit: int = 100_000) -> dict[str, list[int]]:
             scheduler.add_request(pending[i][0])
             i += 1
         out = scheduler.schedule()
+        preemptions += len(out.preempted_req_ids or ())
         ids = list(out.num_scheduled_tokens)
         sampled = [[] if scheduler.requests[rid].is_prefill_chunk else [MADE + index[rid]] for rid in ids]
         result = ModelRunnerOutput(req_ids=ids, req_id_to_index={rid: k for k, rid in enumerate(ids)},
@@ -142,20 +144,24 @@ def run(setup: dict, limit: int = 100_000) -> dict[str, list[int]]:
         tick += 1
         if tick > limit:
             raise RuntimeError(f"vLLM's scheduler did not finish within {limit} ticks")
-    return emitted
+    return emitted, preemptions
+
+
+def report(setup: dict) -> dict:
+    """What the driver prints for one trace."""
+    import vllm
+
+    emitted, preemptions = run(setup)
+    return {"vllm": vllm.__version__, "emitted": emitted, "preemptions": preemptions}
 
 
 def main() -> None:
     # vLLM finds its platform on import; a CUDA build (the PyPI wheel) on a machine with no GPU finds none.
     os.environ.setdefault("VLLM_TARGET_DEVICE", "cpu")
     os.environ.setdefault("VLLM_LOGGING_LEVEL", "ERROR")  # its warnings about the missing GPU kernels are expected
-    import vllm
-
     given = json.load(sys.stdin)
-    if isinstance(given, list):  # many traces in one process: importing vLLM takes seconds, a trace milliseconds
-        print(json.dumps([{"vllm": vllm.__version__, "emitted": run(setup)} for setup in given]))
-    else:
-        print(json.dumps({"vllm": vllm.__version__, "emitted": run(given)}))
+    # Many traces in one process: importing vLLM takes seconds, a trace milliseconds.
+    print(json.dumps([report(setup) for setup in given] if isinstance(given, list) else report(given)))
 
 
 if __name__ == "__main__":
