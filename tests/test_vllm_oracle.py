@@ -111,8 +111,11 @@ def test_roomy_kv_agrees_exactly(oracle, seed):
     assert first_difference(oracle[seed, False], simulated(trace(seed, False))) is None
 
 
-@pytest.mark.xfail(strict=False, reason=TIGHT_RULES)
-@pytest.mark.parametrize("seed", SEEDS)
+DIFFERING = {19, 82, 89}  # the tight seeds where rules (a) and (b) show today: expected to fail, strictly
+
+
+@pytest.mark.parametrize("seed", [pytest.param(seed, marks=pytest.mark.xfail(strict=True, reason=TIGHT_RULES))
+                                  if seed in DIFFERING else seed for seed in SEEDS])
 def test_tight_kv_agrees(oracle, seed):
     """With a tight KV cache (preemptions), the same; not yet exact (the module's rules (a) and (b))."""
     assert first_difference(oracle[seed, True], simulated(trace(seed, True))) is None
