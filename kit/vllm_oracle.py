@@ -5,8 +5,11 @@ the separate environment kit/vllm_oracle_env.sh builds) through a trace with no 
 Run by that environment's interpreter, never by the project's: it imports nothing of the project, so vLLM and
 torch stay out of the project's requirements. It reads a JSON trace on stdin:
 
-    {"requests": [{"name": "a", "arrival": 0, "prompt": 12, "output": 3}, ...],
-     "token_budget": 8, "max_seqs": 4, "kv_blocks": 16, "block_size": 4, "prefix_cache": true}
+    {"requests": [{"name": "a", "arrival": 0, "prompt": 12, "output": 3, "hash_ids": [7, 9]}, ...],
+     "token_budget": 8, "max_seqs": 4, "kv_blocks": 16, "block_size": 4, "prefix_cache": true,
+     "prefix_block": 8, "reserve_full_isl": true}
+
+(`hash_ids`, `prefix_block` and `reserve_full_isl` may be left out: no shared prefixes; vLLM's default, on)
 
 and prints {"vllm": "0.33.0", "emitted": {"a": [3, 4, 5], ...}, "preemptions": 0} (for a JSON list of
 traces, a list of those): the tick each output token is emitted at, in the simulator's convention (a token made
@@ -22,8 +25,9 @@ What stands in for the model, and why:
   (its own id, so no two requests share generated blocks: a shared dummy token would let the prefix cache
   "find" another request's output, which no real model would make); a request still mid-prompt samples none,
   as the model runner discards a partial prefill's token.
-- Each prompt's token ids are its own (`index * 100_000 + position`) unless a request names a `prefix`: then its
-  first `prefix_len` tokens are that prefix's, so requests can share cached blocks on purpose.
+- Each prompt's token ids are its own (`index * 100_000 + position`) but where a request has `hash_ids` (the
+  simulator's trace column, as Mooncake's): the tokens of its k-th hash block of `prefix_block` tokens are that
+  id's own, so requests whose ids agree share those tokens, and vLLM's prefix cache finds their blocks.
 """
 from __future__ import annotations
 
@@ -33,6 +37,7 @@ import sys
 from dataclasses import dataclass
 
 OWN = 100_000  # a request's token ids: index * OWN + position (prompts) and MADE + index (what it makes)
+HASHED = 5 * 10**8  # and a hash block's: HASHED + id * prefix_block + position in the block
 MADE = 10**9
 
 
@@ -67,6 +72,7 @@ def build(setup: dict):
         max_model_len=max_model_len,
         is_encoder_decoder=False,
         enable_chunked_prefill=True,
+        scheduler_reserve_full_isl=setup.get("reserve_full_isl", True),
     )
     cache_config = CacheConfig(block_size=setup["block_size"], enable_prefix_caching=setup["prefix_cache"])
     num_blocks = setup["kv_blocks"] + 1  # and one null block (BlockPool's first), which no request is given
@@ -105,9 +111,9 @@ def requests(setup: dict, config) -> list:
     made = []
     for index, r in enumerate(setup["requests"]):
         tokens = [index * OWN + position for position in range(r["prompt"])]
-        if r.get("prefix") is not None:
-            shared = min(r["prefix_len"], r["prompt"])
-            tokens[:shared] = [r["prefix"] * OWN + OWN // 2 + position for position in range(shared)]
+        size = setup.get("prefix_block", 0)
+        for position in range(min(r["prompt"], len(r.get("hash_ids") or ()) * size)):
+            tokens[position] = HASHED + r["hash_ids"][position // size] * size + position % size
         params = SamplingParams(max_tokens=r["output"], ignore_eos=True)
         made.append(Request(request_id=r["name"], prompt_token_ids=tokens, sampling_params=params,
                             pooling_params=None, arrival_time=float(r["arrival"]), block_hasher=hasher))

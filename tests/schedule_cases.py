@@ -3,7 +3,10 @@ one unchanged (tests/test_schedules_unchanged.py).
 
 `python -m tests.schedule_cases` draws the scenarios again (hypothesis, derandomized) and writes them with their
 schedules' digests to tests/data/schedule_cases.json.gz: run it only to take a new "before", on code whose
-schedules are known to be right.
+schedules are known to be right. `python -m tests.schedule_cases --preset NAME` takes again only the digests of the
+cases of one preset, after a deliberate change to that preset's rules (each such change is in the git log: the
+vllm-v1 cases after it followed vLLM 0.33.0's block rules, held to vLLM's own scheduler by
+tests/test_vllm_oracle.py); every other case keeps its digest.
 """
 from __future__ import annotations
 
@@ -95,6 +98,18 @@ def draw_scenarios() -> list[tuple[Trace, Config, Policy]]:
 
 
 def main() -> None:
+    import sys
+    if sys.argv[1:2] == ["--preset"]:
+        preset, cases = sys.argv[2], load()
+        changed = 0
+        for case in cases:
+            scenario = decode(case)
+            if scenario[2].preset == preset and digest(*scenario) != case["digest"]:
+                case["digest"], changed = digest(*scenario), changed + 1
+        with gzip.open(CASES, "wt") as f:
+            json.dump(cases, f, separators=(",", ":"))
+        print(f"{changed} digests of {preset} cases taken again in {CASES}")
+        return
     cases = [encode(*scenario) | {"digest": digest(*scenario)} for scenario in draw_scenarios()]
     CASES.parent.mkdir(exist_ok=True)
     with gzip.open(CASES, "wt") as f:

@@ -212,7 +212,7 @@ def test_lpm_needs_the_cache():
 # -- presets whose code cannot run here: their rules -------------------------------------------------------
 
 def test_the_newest_victim_is_the_last_admitted_not_the_latest_arrival():
-    """vllm/v1/core/sched/scheduler.py (b4622cf9) and nano-vllm's scheduler preempt `self.running.pop()`, the
+    """vllm/v1/core/sched/scheduler.py (0.33.0, :970) and nano-vllm's scheduler preempt `self.running.pop()`, the
     request admitted last (the vllm-v1 preset's victim "newest"). Under shortest-job-first the order of
     admission is not that of arrival: at 16 the two rules preempt different requests."""
     rows = [{"name": "r0", "arrival": 2, "prompt": 4, "output": 11}, {"name": "r1", "arrival": 1, "prompt": 5,
@@ -249,6 +249,80 @@ def test_vllm_v1_chunks_a_prefill_to_the_budget_left():
     schedule = simulate(trace, Config(8, kv_blocks=20, block_size=4), Policy(preset="vllm-v1"))
     assert [s[3] for s in segs(schedule, "long") if s[0] == "prefill"] == [20]  # one segment of three ticks
     assert per_tick(schedule, "prefill_tokens") == {0: 8, 1: 8, 2: 4, 3: 0, 4: 0}
+
+
+# vLLM 0.33.0's block rules (the v0.33.0 release, commit 4ba787ec9), which the vllm-v1 preset follows besides its
+# options (sim.core.presets.VllmV1); tests/test_vllm_oracle.py holds them to vLLM's own scheduler where it is
+# installed. Each example here is one vLLM gave, run by that oracle.
+def vllm_ticks(rows, budget, seqs, blocks, block_size, admission="overcommit", prefix_block=512):
+    """Each request's token ticks under `--preset vllm-v1 --first-token prefill` (vLLM's model runner samples
+    a token at a prompt's end), and the schedule."""
+    config = Config(budget, seqs, first_token="prefill", kv_blocks=blocks, block_size=block_size,
+                    prefix_block=prefix_block)
+    schedule = simulate(validate(rows), config, Policy(preset="vllm-v1", kv_admission=admission))
+    return {r.name: [int(t) for t in ts] for r, ts in zip(schedule.requests, schedule.emitted())}, schedule
+
+
+def rows_of(*requests):
+    return [{"name": n, "arrival": a, "prompt": p, "output": o} for n, a, p, o in requests]
+
+
+def test_vllm_v1_takes_blocks_chunk_by_chunk():
+    """`KVCacheManager.allocate_slots` (vllm/v1/core/kv_cache_manager.py:380), called for each step's new
+    tokens (vllm/v1/core/sched/scheduler.py:914 for running requests, :1435 for waiting ones): a 20-token prompt
+    in chunks of 8, 8 and 4 holds 2, 4 and 5 blocks of 4 as they run, not 5 from its admission on."""
+    _, schedule = vllm_ticks(rows_of(("long", 0, 20, 2)), 8, None, 20, 4)
+    assert schedule.requests[0].kv[:3] == [(0, 2), (1, 4), (2, 5)]
+
+
+def test_vllm_v1_admits_only_a_whole_prompt_that_fits_unless_told_not_to():
+    """`scheduler_reserve_full_isl` (vllm/config/scheduler.py:190, True by default; read as
+    `full_sequence_must_fit` at kv_cache_manager.py:531): B's 10-token prompt needs 3 of the 4 blocks, and
+    A holds 1, then 2 as it decodes, so B waits until A is done. Off (`--kv-admission chunk`, vLLM before it),
+    B's first chunk of 2 tokens suffices and B starts a tick earlier."""
+    rows = rows_of(("A", 0, 3, 4), ("B", 0, 10, 2))
+    assert vllm_ticks(rows, 5, 2, 4, 4)[0] == {"A": [1, 2, 3, 4], "B": [6, 7]}
+    assert vllm_ticks(rows, 5, 2, 4, 4, "chunk")[0] == {"A": [1, 2, 3, 4], "B": [5, 6]}
+
+
+def test_vllm_v1_reuses_a_freed_unhashed_block_first():
+    """`BlockPool.free_blocks` (vllm/v1/core/block_pool.py:816) puts a freed block with no hash (a partial last
+    block) at the head of the free queue (`prepend_n`, :845) and hashed ones at its tail (`append_n`, :847):
+    so C, admitted after A and B left, keeps B's cached blocks longer. Appending all at the tail (nano-vllm's
+    rule) evicts one of them, and C and D come a tick later: C [4, 10, 11], D [11..18]."""
+    rows = rows_of(("A", 0, 2, 8), ("B", 2, 3, 7), ("C", 2, 9, 3), ("D", 3, 7, 8), ("E", 4, 6, 8), ("F", 6, 9, 7))
+    ticks, _ = vllm_ticks(rows, 8, 3, 6, 4)
+    assert ticks["C"] == [4, 9, 10] and ticks["D"] == list(range(10, 18))
+
+
+def test_vllm_v1_counts_shared_blocks_a_running_request_holds_as_free():
+    """`get_num_blocks_to_allocate` (vllm/v1/core/single_type_kv_cache_manager.py:176): the blocks a waiting
+    request needs are its whole prompt's less its prefix-cache hit, plus the hit blocks that are free (taking
+    them empties them from the free queue). W shares 3 of its 4 blocks with R, which holds them: it needs 1
+    free block, and gets in at 1 beside R, not after R is done at 8."""
+    rows = [{"name": "R", "arrival": 0, "prompt": 16, "output": 8, "hash_ids": [1, 2, 3, 4]},
+            {"name": "W", "arrival": 1, "prompt": 16, "output": 2, "hash_ids": [1, 2, 3, 9]}]
+    ticks, schedule = vllm_ticks(rows, 32, 4, 6, 4, prefix_block=4)
+    first = next(seg for seg in schedule.requests[1].segments if seg.phase == "prefill")
+    assert ticks["W"][0] == 2 and (first.start, first.tokens) == (1, 4)  # (12 tokens found cached)
+
+
+def test_vllm_v1_finds_the_first_block_cached_of_two_alike():
+    """`BlockHashToBlockMap` (vllm/v1/core/block_pool.py:36) keeps every block cached under a hash and
+    `get_one_block` returns the first: a block that computed the same tokens later is found only once the
+    first is taken for other tokens. (nano-vllm's block manager moves the hash to the newer block.)"""
+    from sim.core.kv import PrefixCache
+
+    for vllm in (True, False):
+        pool = PrefixCache(4, 2, unhashed_first=vllm)
+        pool.allocate(0, 1)
+        pool.remember(0, ["k"])  # request 0's block 0 holds the tokens of "k"
+        pool.allocate(1, 1)
+        pool.remember(1, ["k"])  # and so does request 1's block 1, computed beside it
+        assert pool.block_of["k"] == (0 if vllm else 1)
+    pool.free_request(0)
+    pool.allocate(2, 3)  # takes blocks 2, 3 and then 0, the oldest freed: "k" is found in block 1 from then on
+    assert pool.block_of["k"] == 1
 
 
 def test_trt_guaranteed_no_evict_never_preempts_and_admits_only_what_it_can_finish():

@@ -13,7 +13,7 @@ POLICIES = ("static", "continuous")  # the batching of a Policy
 ORDERS = ("fcfs-skip", "fcfs", "priority", "sjf", "edf", "aging", "lpm")
 SJF_KEYS = ("prompt", "output")
 MIXING = ("decode-first", "prefill-first")
-KV_ADMISSION = ("reserve", "overcommit")
+KV_ADMISSION = ("reserve", "overcommit", "chunk")
 PREEMPT = ("recompute", "swap")
 VICTIMS = ("latest", "lowest-priority", "newest")
 # Real engines' schedulers the simulator reproduces (sim.core.presets), each at a named commit; "" for none.
@@ -171,9 +171,11 @@ class Policy:
     chunk_size: chunked prefill (Sarathi): at most this many prompt tokens of a request an iteration.
     mixing: decode-first (decodes, then prefill in the budget left) or prefill-first (an iteration with
         prefill work does no decodes: prefill/decode interference made visible).
-    kv_admission: reserve (blocks for prompt + whole output at admission) or overcommit (blocks as tokens
-        grow; preempt when they run out). preempt: recompute or swap. victim: latest (the latest arrival),
-        lowest-priority or newest (the last admitted: vLLM's and nano-vllm's `running.pop()`).
+    kv_admission: reserve (blocks for prompt + whole output at admission), overcommit (the whole prompt's
+        blocks at admission, then blocks as tokens grow; preempt when they run out) or chunk (blocks as each
+        chunk of a prompt is planned, and admission needs only the first chunk's: vLLM with
+        scheduler_reserve_full_isl off, as before 0.33). preempt: recompute or swap. victim: latest (the latest
+        arrival), lowest-priority or newest (the last admitted: vLLM's and nano-vllm's `running.pop()`).
     timeout: cancel a request this many time units after its arrival if it has not finished.
     graph_buckets: captured decode batch sizes; a decode-only batch is padded up to the next one.
     spec_tokens, spec_accept, seed: speculative decoding with k draft tokens accepted with probability p

@@ -32,12 +32,17 @@ class Continuous(Scheduler):
     prefills without any decodes (the decoders stall: prefill/decode interference made visible)."""
     # The executor's time of a pure-decode iteration `ahead` decode rounds after a planned one (`time_ahead`).
     iteration_time = None
+    # KV blocks taken chunk by chunk, as each chunk of a prefill is planned (vLLM's allocate_slots), not the whole
+    # prompt's at admission; on with `kv_admission` chunk, and in vLLM's own scheduler (sim.core.presets.VllmV1).
+    chunk_blocks = False
 
     def __init__(self, trace: Trace, config: Config, policy: Policy, unit: str | None = None):
         super().__init__(trace, config, policy, unit)
         self.prefill_first = policy.mixing == "prefill-first"
         self.decode_cost = 1 + policy.spec_tokens  # token-work of one decoder's step
         self.chunk = policy.chunk_size or NEVER
+        self.by_chunk = self.kv_cache and (self.chunk_blocks or policy.kv_admission == "chunk")
+        self.first_chunk = policy.kv_admission == "chunk"  # (else a whole prefill's blocks must be free to admit)
         # what the pure-decode runs that `steady` merges must not pass: speculation's draws, per-iteration
         # routing or context reads (no two iterations alike, unless the executor times them: `time_ahead`)
         self.sorts, self.priority_preempts = self.queue.sorts, policy.preemptive_priority
@@ -62,14 +67,14 @@ class Continuous(Scheduler):
         it = Iteration(paused=paused) if paused else Iteration()
         budget, use = self.config.token_budget, {}  # use: token-work by tenant (quotas)
         if self.prefill_first:
-            self.plan_prefills(it, now, budget, use, hold)
+            _, hold = self.plan_prefills(it, now, budget, use, hold)
             if it.prefill:  # decodes wait for a prefill iteration: the interference chunking removes
                 it.stalled = list(self.phases.decoding)
                 self.route(it)
                 return self.hand_over(it)
         budget = self.plan_decodes(it, budget, use)
         if not self.prefill_first:
-            budget = self.plan_prefills(it, now, budget, use, hold)
+            budget, hold = self.plan_prefills(it, now, budget, use, hold)
         return self.form_batch(it, now, budget, max_repeat, hold)
 
     def before_iteration(self, now: float) -> tuple[bool, Sequence[int]]:
@@ -126,23 +131,44 @@ class Continuous(Scheduler):
                 use[tenant] = use.get(tenant, 0) + work
         return budget - it.decode_work
 
-    def plan_prefills(self, it: Iteration, now: float, budget: int, use: dict, hold: bool) -> int:
+    def plan_prefills(self, it: Iteration, now: float, budget: int, use: dict, hold: bool) -> tuple[int, bool]:
         """Step 3: prefill work in the budget left: chunks of prefills under way, then swap-ins, then admissions
-        from the queue (none after a preemption for room, `hold`). The budget left."""
+        from the queue (none after a preemption for room, `hold`). The budget left, and whether it held (a
+        chunk's blocks, taken as it is planned, may preempt too)."""
         phases = self.phases
-        for i in phases.prefilling:  # (only with chunks, or after a preemption, does a prefill span iterations)
+        # (only with chunks, or after a preemption, does a prefill span iterations)
+        for i in list(phases.prefilling) if self.by_chunk else phases.prefilling:
+            if phases.of[i] != PREFILL:  # (preempted for an earlier chunk's blocks)
+                continue
             s = self.states[i]
             take = min(s.target - s.prefilled, self.chunk, budget, self.quota_room(i, use))
+            if self.by_chunk and take > 0 and not self.chunk_room(it, i, s.prefilled + take, now):
+                hold = True
+                continue
             budget = self.prefill(it, i, take, budget, use)
         if hold:
-            return budget
+            return budget, hold
         if self.swaps:  # swapped-out requests come back first
             memory = self.memory
             while len(phases.running) < self.seq_limit and (i := memory.next_swap_in()) >= 0:
                 self.swap_in(i, now)
             if memory.waiting_swapped():
-                return budget  # the next waits for room (or a slot), and nothing queued passes it
-        return self.admit_waiting(it, now, budget, use)
+                return budget, hold  # the next waits for room (or a slot), and nothing queued passes it
+        return self.admit_waiting(it, now, budget, use), hold
+
+    def chunk_room(self, it: Iteration, i: int, tokens: int, now: float) -> bool:
+        """Blocks taken chunk by chunk: prefill i's blocks grow to hold `tokens` before its chunk runs; while the
+        pool is short the newest running request not yet planned in `it` is preempted (recomputed), or i itself
+        when none is left, as vLLM's schedule() pops its running list. False if i was preempted."""
+        memory, phases = self.memory, self.phases
+        while not memory.take(i, tokens, now):
+            planned = {*it.decoding, *(j for j, _, _ in it.prefill)}
+            among = [j for j in phases.running if j == i or j not in planned and phases.of[j] in (PREFILL, DECODE)]
+            victim = self.victim(among)
+            self.preempt(victim, now, recompute=True)
+            if victim == i:
+                return False
+        return True
 
     def admit_waiting(self, it: Iteration, now: float, budget: int, use: dict) -> int:
         """Waiting requests in the policy's order, while the budget lasts and a slot is free: each that fits the
@@ -157,17 +183,36 @@ class Continuous(Scheduler):
             if i < 0:
                 break
             room = rooms[queue.group[i]] if rooms else NEVER
-            if checks and (memory.short(self.kv_need(i)) or room < self.admission_cost(i)):
+            if checks and (self.kv_short(i, min(budget, room)) or room < self.admission_cost(i)):
                 if queue.head_of_line:
                     break
                 continue
             queue.remove(i)
             self.admit(i, now)
             s = states[i]
-            if self.kv_cache:  # (the tokens found in a prefix cache are not prefilled)
-                s.prefilled = memory.take_prompt(i, self.kv_need(i), now)
-            budget = self.prefill(it, i, min(s.target - s.prefilled, self.chunk, budget, room), budget, use)
+            if self.by_chunk:  # the blocks of its first chunk (past what the prefix cache holds)
+                s.prefilled = memory.take_prompt(i, None, now)
+                take = min(s.target - s.prefilled, self.chunk, budget, room)
+                memory.take(i, s.prefilled + take, now)
+            else:
+                if self.kv_cache:  # (the tokens found in a prefix cache are not prefilled)
+                    s.prefilled = memory.take_prompt(i, self.kv_need(i), now)
+                take = min(s.target - s.prefilled, self.chunk, budget, room)
+            budget = self.prefill(it, i, take, budget, use)
         return budget
+
+    def kv_short(self, i: int, budget: int) -> bool:
+        """Whether waiting request i cannot come in for want of free KV blocks: those of all it takes at
+        admission (kv_need). With blocks taken chunk by chunk (vLLM's rule), the blocks its whole prefill will
+        take (vLLM's scheduler_reserve_full_isl, on by default), or with `kv_admission` chunk only its first
+        chunk's in `budget`, either way less the cached blocks it would share that another request holds."""
+        memory = self.memory
+        if not self.by_chunk:
+            return memory.short(self.kv_need(i))
+        s = self.states[i]
+        hit, held = memory.hit_held(i)
+        tokens = hit + min(s.target - hit, self.chunk, budget) if self.first_chunk else s.target
+        return blocks_for(tokens, self.config.block_size) - held > memory.free_count
 
     def prefill(self, it: Iteration, i: int, take: int, budget: int, use: dict) -> int:
         """Request i prefills `take` tokens in this iteration (its prefill completes when they are its last; a
@@ -256,7 +301,7 @@ class Continuous(Scheduler):
                 fits = not (self.kv_cache and self.never_fits(j))
                 blocked = queue.head_of_line and (queue.count or joined)
                 if (free and not blocked and fits and self.admission_cost(j) <= budget
-                        and not (self.kv_cache and self.memory.short(self.kv_need(j)))
+                        and not (self.kv_cache and self.kv_short(j, budget))
                         or self.policy.preemptive_priority and any(requests[k].priority > requests[j].priority
                                                                     for k in running)):
                     return requests[j].arrival

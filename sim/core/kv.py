@@ -74,19 +74,27 @@ class PrefixCache(BlockManager):
     the pool knows takes those blocks as they are, their KV already computed: shared while two requests hold
     one (a reference count), and kept after the last holder frees it, until the pool needs it for other
     tokens. Free blocks are handed out in the order they were freed (the oldest first: least recently used),
-    as nano-vllm's free list does, so a freed block stays cached as long as possible.
+    as nano-vllm's free list does, so a freed block stays cached as long as possible. With `unhashed_first`
+    (vLLM's `BlockPool.free_blocks`) a freed block that holds no key (a partial last block, found by nobody)
+    goes to the head of the free queue instead, to be taken again first, and keyed ones to its tail.
+
+    Two blocks can hold the same tokens (two requests computed them before either was found). nano-vllm finds
+    the newer one from then on; vLLM (`unhashed_first`: its `BlockHashToBlockMap`) keeps finding the first, and
+    the others only once it is taken for other tokens, in the order they were cached.
 
     Keys are any hashable values: sim.core.prefix says which tokens a key stands for."""
 
-    def __init__(self, num_blocks: int, block_size: int):
+    def __init__(self, num_blocks: int, block_size: int, unhashed_first: bool = False):
         super().__init__(num_blocks, block_size)
+        self.unhashed_first = unhashed_first
         # free blocks, the longest free first (an OrderedDict: taking the first is O(1), as a dict's is not once
         # many were taken)
         self._order: OrderedDict[int, None] = OrderedDict.fromkeys(range(num_blocks))
         self._free = self._order  # (`free` and `used` count it)
         self.refs = [0] * num_blocks  # requests holding each block
         self.key_of: dict[int, object] = {}  # block -> the key of the tokens it holds (full blocks only)
-        self.block_of: dict[object, int] = {}  # key -> the block holding those tokens
+        self.block_of: dict[object, int] = {}  # key -> the block holding those tokens (the one found)
+        self.later: dict[object, list[int]] = {}  # key -> other blocks holding them, found after it (vLLM)
 
     def allocate(self, request: int, blocks: int) -> list[int]:
         """`blocks` new blocks for `request`, the longest free first; a cached one forgets its key."""
@@ -96,8 +104,8 @@ class PrefixCache(BlockManager):
         for _ in range(blocks):
             block, _ = self._order.popitem(last=False)
             key = self.key_of.pop(block, None)
-            if key is not None and self.block_of.get(key) == block:
-                del self.block_of[key]
+            if key is not None:
+                self.forget(key, block)
             self.refs[block] = 1
             new.append(block)
         self._extend(request, new)
@@ -111,6 +119,11 @@ class PrefixCache(BlockManager):
                 break
             n += 1
         return n
+
+    def held_by_others(self, keys) -> int:
+        """How many of the cached blocks of `keys` (all cached) some request holds now: sharing those takes no
+        free block, as sharing a free cached one does (it leaves the free queue)."""
+        return sum(self.refs[self.block_of[key]] > 0 for key in keys)
 
     def share(self, request: int, keys) -> int:
         """`request` (holding no blocks yet) takes the cached blocks of its leading `keys`; how many."""
@@ -128,18 +141,42 @@ class PrefixCache(BlockManager):
 
     def remember(self, request: int, keys) -> None:
         """The request's first blocks hold the tokens of `keys`: the pool remembers them. A key another block
-        held moves to the newer one, as in nano-vllm (the older block keeps its copy, found no more)."""
+        holds moves to the newer one, as in nano-vllm (the older block keeps its copy, found no more), or with
+        `unhashed_first` stays with the older, as in vLLM (the newer one is found once the older is gone)."""
         for block, key in zip(self.tables.get(request, ()), keys):
             if self.key_of.get(block) != key:
                 self.key_of[block] = key
-                self.block_of[key] = block
+                found = self.block_of.get(key)
+                if found is not None and self.unhashed_first:
+                    self.later.setdefault(key, []).append(block)
+                else:
+                    self.block_of[key] = block
+
+    def forget(self, key, block: int) -> None:
+        """`block`, taken for other tokens, holds those of `key` no more."""
+        if self.block_of.get(key) == block:
+            later = self.later.get(key)
+            if later:
+                self.block_of[key] = later.pop(0)
+            else:
+                del self.block_of[key]
+        elif block in self.later.get(key, ()):
+            self.later[key].remove(block)
 
     def free_request(self, request: int) -> int:
         """The request lets go of its blocks (its last ones first, so its first ones stay cached longest, as
-        nano-vllm frees them); a block nobody holds becomes free and keeps its key."""
+        nano-vllm and vLLM free them); a block nobody holds becomes free and keeps its key. With
+        `unhashed_first`, the keyless ones among them go to the head of the free queue, in that same order."""
         table = self.tables.pop(request, [])
+        order, refs, first = self._order, self.refs, []
         for block in reversed(table):
-            self.refs[block] -= 1
-            if self.refs[block] == 0:
-                self._order[block] = None
+            refs[block] -= 1
+            if refs[block] == 0:
+                if self.unhashed_first and block not in self.key_of:
+                    first.append(block)
+                else:
+                    order[block] = None
+        for block in reversed(first):  # (vLLM's prepend_n: the first of them ends at the head)
+            order[block] = None
+            order.move_to_end(block, last=False)
         return len(table)

@@ -23,7 +23,7 @@ class Memory:
         pool = PrefixCache if policy.prefix_cache else BlockManager
         self.pool = pool(config.kv_blocks, config.block_size) if config.kv_blocks else None
         self.prefix = self.pool if policy.prefix_cache else None  # the pool, when it caches prefixes
-        self.overcommit = self.pool is not None and policy.kv_admission == "overcommit"
+        self.overcommit = self.pool is not None and policy.kv_admission in ("overcommit", "chunk")
         self.block_due: list[tuple[int, int]] = []  # overcommit: heap (decode round needing a block, request)
         self.swapped: list[int] = []  # heap of swapped-out requests waiting to come back (earliest arrival first)
         self.swap_done: list[tuple[float, int]] = []  # heap (when its swap-in ends, request)
@@ -74,27 +74,44 @@ class Memory:
             self.states[i].timeline.kv.append((now, pool.held(i)))
         return True
 
-    def take_prompt(self, i: int, tokens: int, now: float, keep_all: bool = False) -> int:
-        """Admission: request i takes the blocks for `tokens` tokens; with prefix caching its leading blocks the
-        cache holds are shared, not computed. The tokens found cached (they skip prefill). When all of its prefill
-        is found, the last block is computed again, as vLLM does (`keep_all`: not, as nano-vllm)."""
+    def take_prompt(self, i: int, tokens: int | None, now: float, keep_all: bool = False) -> int:
+        """Admission: request i takes the blocks for `tokens` tokens (None: only the cached ones); with prefix
+        caching its leading blocks the cache holds are shared, not computed (`hit`). The tokens found cached
+        (they skip prefill)."""
         if self.prefix is None:
-            self.take(i, tokens, now)
+            if tokens:
+                self.take(i, tokens, now)
             return 0
-        target = self.states[i].target
-        keys = self.block_keys(i, target)
-        found = self.prefix.share(i, keys)
-        if found * self.block_size >= target and not keep_all:  # all of it: compute the last block again
-            self.prefix.free_request(i)
-            found = self.prefix.share(i, keys[:found - 1])
-        self.take(i, tokens, now)  # (its blocks are found once their prefill is planned: Continuous.prefill)
+        found = self.prefix.share(i, self.hit(i, keep_all))
+        if tokens:
+            self.take(i, tokens, now)  # (its blocks are found once their prefill is planned: Continuous.prefill)
         cached = found * self.block_size
         timeline = self.states[i].timeline
-        timeline.queried += target
+        timeline.queried += self.states[i].target
         timeline.cached += cached
         if timeline.preemptions:  # (a recompute prefills again only what the cache did not keep)
             timeline.recomputed -= cached
         return cached
+
+    def hit(self, i: int, keep_all: bool = False) -> list[object]:
+        """The keys of the cached blocks waiting request i would share: the leading blocks of its prefill the
+        prefix cache holds, but never all of it: then the last block is computed again, as vLLM's lookup stops
+        a token short of the end (`keep_all`: all of it, as nano-vllm)."""
+        target = self.states[i].target
+        keys = self.block_keys(i, target)
+        found = self.prefix.cached(keys)
+        if found * self.block_size >= target and not keep_all:
+            found -= 1
+        return keys[:found]
+
+    def hit_held(self, i: int) -> tuple[int, int]:
+        """Waiting request i's prefix-cache hit: (the tokens it covers, how many of its blocks another request
+        holds now). Sharing a held block takes no free block; a free cached one leaves the free queue, so it
+        counts, as in vLLM's `get_num_blocks_to_allocate`."""
+        if self.prefix is None:
+            return 0, 0
+        keys = self.hit(i)
+        return len(keys) * self.block_size, self.prefix.held_by_others(keys)
 
     def free(self, i: int, computed: int, now: float) -> None:
         """Request i frees its blocks at `now`; with prefix caching its full blocks of `computed` tokens stay

@@ -5,11 +5,11 @@ from __future__ import annotations
 from ..trace.trace import Trace
 from .config import Config, Policy
 from .continuous import Continuous
-from .presets import NanoVllm, expand
+from .presets import NanoVllm, VllmV1, expand
 from .scheduler import Scheduler
 from .static import Static
 
-__all__ = ["Continuous", "NanoVllm", "Static", "make_scheduler"]
+__all__ = ["Continuous", "NanoVllm", "Static", "VllmV1", "make_scheduler"]
 
 
 def make_scheduler(policy: Policy | str, trace: Trace, config: Config, unit: str | None = None) -> Scheduler:
@@ -19,6 +19,10 @@ def make_scheduler(policy: Policy | str, trace: Trace, config: Config, unit: str
         return Static(trace, config, policy, unit)
     if policy.preset == "nano-vllm":
         return NanoVllm(trace, config, policy, unit)
+    if policy.preset == "vllm-v1":
+        scheduler = VllmV1(trace, config, expand(policy, config), unit)
+        scheduler.schedule.options = policy  # (what was asked for: the preset)
+        return scheduler
     if policy.preset:
         scheduler = make_scheduler(expand(policy, config), trace, config, unit)
         scheduler.schedule.options = policy  # (what was asked for: the preset)

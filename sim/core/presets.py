@@ -116,13 +116,38 @@ class NanoVllm(Continuous):
         it.finishing = self.finishing_now(set(it.stalled))
 
 
+class VllmV1(Continuous):
+    """vLLM V1's `Scheduler.schedule()` at vLLM 0.33.0 (the v0.33.0 release, commit 4ba787ec9): the options of
+    PRESET_OPTIONS["vllm-v1"] on the continuous loop, and vLLM's block rules besides, which
+    tests/test_vllm_oracle.py holds to vLLM's own scheduler, token tick by token tick:
+    - blocks taken chunk by chunk, as each step's tokens are scheduled (`allocate_slots`,
+      vllm/v1/core/kv_cache_manager.py:380, called at vllm/v1/core/sched/scheduler.py:914 for running requests
+      and :1435 for waiting ones): `Continuous.chunk_blocks`;
+    - a waiting request comes in only if the blocks of its whole prompt are free (`full_sequence_must_fit`, from
+      `scheduler_reserve_full_isl`, vllm/config/scheduler.py:190, on by default), less the cached blocks it
+      shares that a running request holds (`get_num_blocks_to_allocate`); `kv_admission` chunk turns that off:
+      the first chunk's blocks suffice, as before 0.33;
+    - a freed block that holds no hash goes to the head of the free queue, hashed ones to its tail
+      (`BlockPool.free_blocks`, vllm/v1/core/block_pool.py:816: `prepend_n` :845, `append_n` :847);
+    - the running list walked in admission order, each request's tokens (a decode, or a chunk of its prompt)
+      taking blocks in turn, and `self.running.pop()` (:970) preempted when they run out. With a chunk as
+      large as the budget, a prefill under way is always the newest running request (one admitted after it
+      would need budget its chunk left, so its chunk ended its prompt), so the continuous loop's decodes first
+      and chunks after are that same order."""
+    chunk_blocks = True
+
+    def __init__(self, trace: Trace, config: Config, policy: Policy, unit: str | None = None):
+        super().__init__(trace, config, policy, unit)
+        self.memory.prefix.unhashed_first = True
+
+
 # The options each preset stands for, read from the engine's code at the commit named (README: how close each is):
-# - vllm-v1: vllm/v1/core/sched/scheduler.py at b4622cf924bc72504aed99e486062d6633fde39e, Scheduler.schedule():
-#   running requests first, one token budget (decodes and chunks of prefills under way); then waiting ones in
-#   FCFS (a waiting one that does not fit ends it: `break`), each prefill cut to the budget left (chunked
-#   prefill); KV blocks allocated as tokens come (allocate_slots), and when that fails `self.running.pop()`,
-#   the last admitted, is preempted (recomputed); no waiting request is scheduled in a step that preempted
-#   (`if not preempted_reqs`); automatic prefix caching on.
+# - vllm-v1: vllm/v1/core/sched/scheduler.py at vLLM 0.33.0, Scheduler.schedule() (VllmV1 above for its block
+#   rules): running requests first, one token budget (decodes and chunks of prefills under way); then waiting
+#   ones in FCFS (a waiting one that does not fit ends it: `break`), each prefill cut to the budget left
+#   (chunked prefill); KV blocks allocated as tokens come (allocate_slots), and when that fails
+#   `self.running.pop()`, the last admitted, is preempted (recomputed); no waiting request is scheduled in a
+#   step that preempted (`if not preempted_reqs`, :1050); automatic prefix caching on.
 # - sglang: python/sglang/srt/managers/schedule_policy.py at ad0119fdde519598c25f5c48b95dacaa2b85d607:
 #   `_sort_by_longest_prefix` orders the waiting queue by the prefix the radix cache holds (longest first,
 #   a stable sort: arrival order among equals), `_determine_active_policy` falls back to FCFS past 128
@@ -141,6 +166,8 @@ PRESET_OPTIONS = {
                "mixing": "decode-first", "prefix_cache": True},
     "trt-guaranteed-no-evict": {"order": "fcfs", "kv_admission": "reserve", "mixing": "decode-first"},
 }
+# Options a preset sets that may still be set otherwise: vLLM's scheduler_reserve_full_isl is an option.
+PRESET_ALLOWS = {"vllm-v1": {"kv_admission": ("chunk",)}}
 CHUNKED = ("vllm-v1", "sglang")  # their prefills are cut to the budget left (chunk size: the whole budget)
 # nano-vllm's rules in the options' terms, for a form to show what it decides (NanoVllm runs its own code): a step
 # prefills or decodes, never both (prefill-first); strict arrival order (fcfs); blocks as tokens come, the whole
@@ -172,10 +199,14 @@ def expand(policy: Policy, config: Config) -> Policy:
     """The plain Policy a preset (other than nano-vllm, a scheduler of its own) stands for under `config`.
     An option the preset sets may not be set apart from it (a ConfigError names it)."""
     options = PRESET_OPTIONS[policy.preset]
-    plain = Policy()
+    plain, allows = Policy(), PRESET_ALLOWS.get(policy.preset, {})
+    kept = {}  # the options set otherwise, where the preset allows it
     for name, value in options.items():
-        if getattr(policy, name) != getattr(plain, name) and getattr(policy, name) != value:
+        asked = getattr(policy, name)
+        if asked in allows.get(name, ()):
+            kept[name] = asked
+        elif asked != getattr(plain, name) and asked != value:
             raise ConfigError(name, "preset_sets", preset=policy.preset, value=value)
     if options.get("prefix_cache") and not config.kv_blocks:
         raise ConfigError("kv_blocks", "preset_needs_kv", preset=policy.preset)
-    return replace(policy, preset="", **decided(policy.preset, config.token_budget))
+    return replace(policy, preset="", **{**decided(policy.preset, config.token_budget), **kept})

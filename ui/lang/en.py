@@ -537,10 +537,13 @@ TEXTS = {
     "opt_mixing_prefill_first": "prefill-first, not mixed",
     "opt_kv_admission": "KV admission",
     "opt_kv_admission_help": (
-        "Reserve: blocks for prompt and whole output at admission (never preempts). Overcommit: blocks as "
-        "tokens grow; preempt when they run out."),
+        "Reserve: blocks for prompt and whole output at admission (never preempts). Overcommit: the whole "
+        "prompt's blocks at admission, then blocks as tokens grow; preempt when they run out. First chunk: "
+        "blocks as each chunk of the prompt runs, and only the first chunk's need be free to admit (vLLM "
+        "before 0.33, or with scheduler_reserve_full_isl off)."),
     "opt_kv_admission_reserve": "reserve prompt + output",
     "opt_kv_admission_overcommit": "overcommit, grow on demand",
+    "opt_kv_admission_chunk": "first chunk only, grow by chunk",
     "opt_preempt": "When blocks run out",
     "opt_preempt_help": (
         "Recompute: drop the victim's KV and prefill prompt + generated tokens again later. Swap: move its "
@@ -1270,8 +1273,9 @@ TEXTS = {
         "sequences bounds a step, not the running set; the newest request is preempted when a decode needs "
         "a block; prefix caching always on. Held to nano-vllm's own code, token by token."),
     "preset_about_vllm_v1": (
-        "vLLM v1 (b4622cf9): running requests first under one token budget, then waiting ones in arrival "
-        "order with chunked prefill; KV blocks taken as tokens come, the last admitted preempted when they "
+        "vLLM v1 (0.33.0), token for token as vLLM's own scheduler: running requests first under one token "
+        "budget, then waiting ones in arrival order with chunked prefill, each only if its whole prompt's KV "
+        "blocks are free; blocks taken chunk by chunk as tokens come, the last admitted preempted when they "
         "run out, nobody admitted in a step that preempted; prefix caching."),
     "preset_about_sglang": (
         "SGLang (ad0119fd): waiting requests ordered by the longest prefix the radix cache holds (arrival "

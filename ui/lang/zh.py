@@ -511,10 +511,12 @@ TEXTS = {
     "opt_mixing_prefill_first": "prefill 优先，不混合",
     "opt_kv_admission": "KV 准入",
     "opt_kv_admission_help": (
-        "预留：接纳时为 prompt 和全部输出预留 block（不会抢占）。超额分配：随 token "
-        "增长分配 block，不够时抢占。"),
+        "预留：接纳时为 prompt 和全部输出预留 block（不会抢占）。超额分配：接纳时分配整个 prompt 的 "
+        "block，之后随 token 增长分配，不够时抢占。只看首块：prompt 的每个 chunk 运行时才分配 block，"
+        "接纳只需首个 chunk 的 block 空闲（vLLM 0.33 之前，或关闭 scheduler_reserve_full_isl）。"),
     "opt_kv_admission_reserve": "预留 prompt + 输出",
     "opt_kv_admission_overcommit": "超额分配，按需增长",
+    "opt_kv_admission_chunk": "只需首个 chunk，逐块分配",
     "opt_preempt": "block 不够时",
     "opt_preempt_help": (
         "重算：丢弃受害者的 KV，之后重新 prefill prompt + 已生成 "
@@ -1218,8 +1220,9 @@ TEXTS = {
         "步而非运行集合；解码需要新块时抢占最新的请求；前缀缓存始终开启。已用 nano-vllm 自己的代码逐 token "
         "核对。"),
     "preset_about_vllm_v1": (
-        "vLLM v1（b4622cf9）：先在同一个 token 预算下调度运行中的请求，再按到达顺序调度等待的请求，启用分块"
-        "预填充；KV 块随 token 增长分配，不足时抢占最后接纳的请求，发生抢占的那一步不接纳新请求；前缀缓存。"),
+        "vLLM v1（0.33.0），与 vLLM 自己的调度器逐 token 一致：先在同一个 token 预算下调度运行中的请求，再按"
+        "到达顺序调度等待的请求（整个 prompt 的 KV 块都空闲才接纳），启用分块预填充；KV 块按 chunk 随 token "
+        "增长分配，不足时抢占最后接纳的请求，发生抢占的那一步不接纳新请求；前缀缓存。"),
     "preset_about_sglang": (
         "SGLang（ad0119fd）：等待队列按基数树缓存中最长的已有前缀排序（等待超过 128 个时退回到达顺序），分"
         "块预填充，以重算方式抢占。"),
