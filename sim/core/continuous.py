@@ -190,14 +190,11 @@ class Continuous(Scheduler):
             queue.remove(i)
             self.admit(i, now)
             s = states[i]
+            if self.kv_cache:  # (the tokens found in a prefix cache are not prefilled)
+                s.prefilled = memory.take_prompt(i, None if self.by_chunk else self.kv_need(i), now)
+            take = min(s.target - s.prefilled, self.chunk, budget, room)
             if self.by_chunk:  # the blocks of its first chunk (past what the prefix cache holds)
-                s.prefilled = memory.take_prompt(i, None, now)
-                take = min(s.target - s.prefilled, self.chunk, budget, room)
                 memory.take(i, s.prefilled + take, now)
-            else:
-                if self.kv_cache:  # (the tokens found in a prefix cache are not prefilled)
-                    s.prefilled = memory.take_prompt(i, self.kv_need(i), now)
-                take = min(s.target - s.prefilled, self.chunk, budget, room)
             budget = self.prefill(it, i, take, budget, use)
         return budget
 
