@@ -232,6 +232,12 @@ def test_invariants_with_every_option(scenario):
                     {"name": "C", "arrival": 0, "prompt": 1, "output": 1}]), Config(4), Policy(order="fcfs")))
 @example((_rows(("r0", 0, 1, 1), ("r1", 11, 1, 1), ("r2", 11, 2, 4), ("r3", 12, 1, 4),
                 *((f"r{i}", 12, 1, 1) for i in range(4, 9))), Config(2), Policy("static", timeout=8)))
+# Under lpm, an arrival whose prefix the cache holds sorts ahead of the head that blocks: it cuts a merged run
+# (r15 came in a tick late; r1, gone at 0, leaves the room).
+@example((validate([*({"name": f"r{i}", "arrival": 0, "prompt": 1, "output": {2: 4, 4: 3}.get(i, 1),
+                       "hash_ids": [1] if i == 0 else None, "disconnect_at": 0 if i == 1 else None} for i in range(15)),
+                    {"name": "r15", "arrival": 3, "prompt": 1, "output": 1, "hash_ids": [1]}]),
+          Config(3, kv_blocks=6, block_size=1, prefix_block=1), Policy(order="lpm", prefix_cache=True)))
 def test_merged_ticks_equal_one_tick_at_a_time_with_every_option(scenario):
     """Merging a run of identical iterations into one event is an optimisation only: the same scheduler,
     planning every iteration on its own, gives the same schedule."""

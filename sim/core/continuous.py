@@ -296,7 +296,9 @@ class Continuous(Scheduler):
             nonlocal j, joined
             while j < len(requests) and (requests[j].arrival < until if before else requests[j].arrival <= until):
                 fits = not (self.kv_cache and self.never_fits(j))
-                blocked = queue.head_of_line and (queue.count or joined)
+                # (under lpm an arrival with a cached prefix may sort ahead of the head that blocks)
+                blocked = queue.head_of_line and (queue.count or joined) and not (
+                    queue.prefix_found is not None and queue.prefix_found(j))
                 if (free and not blocked and fits and self.admission_cost(j) <= budget
                         and not (self.kv_cache and self.kv_short(j, budget))
                         or self.policy.preemptive_priority and any(requests[k].priority > requests[j].priority

@@ -19,7 +19,7 @@ from .iteration import Iteration
 
 class FifoQueue:
     """nano-vllm's waiting deque: arrivals at the back, preempted requests at the front; the head only."""
-    head_of_line, aging, sorts = True, None, False
+    head_of_line, aging, sorts, prefix_found = True, None, False, None
 
     def __init__(self):
         self.order: deque[int] = deque()
