@@ -6,14 +6,16 @@ import json
 import sys
 
 from sim.core.config import ConfigError
-from sim.core.profile import ProfileError
+from sim.core.profile import ProfileError, read_profile
 from sim.options import InputError, Parser, add_run_options, config_and_policy, load_trace
 from sim.report.export import run_json
 from sim.report.metrics import compute
 from sim.trace.chat import BYTES
 from sim.trace.trace import TraceError
 
+from .compare import VOID_DRIFT
 from .engine import Stopped
+from .machine import choose_threads
 from .train import STEPS
 
 
@@ -35,9 +37,9 @@ def _parser() -> Parser:
     run.add_argument("--prompt-seed", type=int, default=0, help="which corpus snippets become prompts")
     run.add_argument("--json", action="store_true")
     run.add_argument("--compare-sim", action="store_true",
-                     help="also simulate the trace with a cost profile (--cost-profile, default the one for the "
-                          "device and dtype in gpu_demo/profiles/) and print each figure measured, predicted and "
-                          "the relative error")
+                     help="also simulate the trace with a cost profile (--cost-profile, default this machine's: "
+                          "measured once, about 10 s, and kept), scaled by a short calibration just before the run, "
+                          "and print each figure measured, predicted and the relative error")
     bench = commands.add_parser("bench", help="static vs continuous tokens/s, and one request at a time")
     _device_options(bench)
     bench.add_argument("--requests", type=int, default=48)
@@ -48,14 +50,16 @@ def _parser() -> Parser:
     _device_options(measure)
     measure.add_argument("--repeats", type=int, default=15,
                          help="timed rounds over every shape (each shape's median is kept)")
-    measure.add_argument("--out", help="where to write the profile (default gpu_demo/profiles/DEVICE-DTYPE.json)")
+    measure.add_argument("--out", help="where to write the profile (default: where this machine's profile is kept, "
+                                       "$CLASSROOM_PROFILES or ~/.cache/batching-classroom/profiles/)")
     return parser
 
 
 def _device_options(parser) -> None:
     parser.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto")
     parser.add_argument("--dtype", choices=("float32", "float64"), default="float32")
-    parser.add_argument("--threads", type=int, help="CPU threads for torch (default: torch's choice)")
+    parser.add_argument("--threads", type=int, help="CPU threads for torch (default: as many cores as other work "
+                                                    "leaves free just before the run, at least one)")
 
 
 def _run(args) -> str:
@@ -66,28 +70,35 @@ def _run(args) -> str:
     if args.tokenizer not in (None, BYTES):
         raise InputError(f"--tokenizer {args.tokenizer}: the model reads bytes, one token a byte; the simulator "
                          "(python -m sim run) counts with the BPE")
-    model = load_model(args.device, args.dtype, args.threads)
+    model = load_model(args.device, args.dtype)
+    threads = choose_threads(args.threads)
     trace = fit_to_context(with_text_lengths(load_trace(args)), model.config.context)
     config, policy = config_and_policy(args)
     if config.moe.experts:
         raise InputError("--moe-experts: MoE routing is simulated only; the tiny model is dense (python -m sim run "
                          "routes the same trace)")
     prompts = prompts_for(trace, args.prompt_seed, config.prefix_block)
+    if args.compare_sim:  # this machine's profile (measured now if it has none), scaled by a calibration
+        from .compare import calibrate, compare
+        from .profile import machine_profile
+
+        path = args.cost_profile
+        if not path:
+            path, made = machine_profile(model)
+            if made:
+                print(f"no profile of this machine yet: profiled it once, kept at {path}", file=sys.stderr)
+        calibration = calibrate(model, read_profile(path))
     result = run(model, trace, prompts, config, policy, args.arrival_unit)
     metrics = compute(result.schedule)
-    compared = None
-    if args.compare_sim:
-        from .compare import compare
-
-        compared = compare(result, trace, policy, args.arrival_unit, args.cost_profile)
+    compared = compare(result, trace, policy, args.arrival_unit, path, calibration) if args.compare_sim else None
     if not args.json:
-        return _text(result, metrics, compared)
+        return _text(result, metrics, compared, threads)
     document = run_json(result.schedule, metrics)
     if compared is not None:
         document["comparison"], document["cost_profile"] = compared[:2]
     document.update(device=result.device, dtype=result.dtype, tokens_per_second=result.tokens_per_second,
                     overhead_share=result.overhead_share, scheduling_share=result.scheduling_share,
-                    iterations=result.iterations)
+                    iterations=result.iterations, threads=threads.json())
     for row, prompt, text in zip(document["requests"], prompts, result.outputs):
         row["prompt_text"] = prompt.decode("utf-8", errors="replace")  # exactly the bytes it prefilled
         row["output_text"] = text.decode("utf-8", errors="replace")
@@ -95,9 +106,10 @@ def _run(args) -> str:
     return json.dumps(document)
 
 
-def _text(result, metrics, compared) -> str:
+def _text(result, metrics, compared, threads) -> str:
     lines = [f"device {result.device} ({result.dtype}), {result.iterations} iterations, "
-             f"{result.tokens_per_second:.0f} tokens/s, outside the model {result.overhead_share:.1%}"]
+             f"{result.tokens_per_second:.0f} tokens/s, outside the model {result.overhead_share:.1%}; "
+             f"{threads.words()}"]
     if result.acceptance_rate is not None:
         lines.append(f"speculative decoding: {sum(result.accepted)} of {result.proposed} draft tokens accepted "
                      f"({result.acceptance_rate:.0%})")
@@ -138,9 +150,14 @@ def _options_json(result, policy, rows: list[dict]) -> dict:
 
 
 def _comparison_lines(figures: dict, about: dict) -> list[str]:
-    lines = [f"simulated with {about['source']} ({about['path']}); the run's iterations stray "
-             f"{about['iteration_error_percent']}% from it at the median"
-             + (" -- FLAGGED: far beyond the profile's own spread, the machine was busy" if about["flagged"] else "")]
+    lines = [f"simulated with {about['source']} ({about['path']}"
+             + ("" if about["own_machine"] else ", measured on another machine")
+             + f"), its times x {about['scale']:.2f}: the calibration just before the run timed the profile's shapes "
+             f"at {about['scale']:.2f}x their profiled time; the run's iterations stray "
+             f"{about['iteration_error_percent']}% from it at the median, and {about['drift_percent']:+.1f}% in all"]
+    if about["void"]:
+        lines.append(f"COMPARISON VOID: that is beyond {VOID_DRIFT:.0%}: the machine's speed changed during the run, "
+                     "so no prediction made before it holds")
     for name, row in figures.items():
         error = "-" if row["error"] is None else f"{row['error']:+.1%}"
         lines.append(f"{name:<11} measured {row['measured']:10.2f}  predicted {row['predicted']:10.2f}  error {error}"
@@ -152,7 +169,8 @@ def _profile(args) -> str:
     from .loading import load_model
     from .profile import profile, save
 
-    model = load_model(args.device, args.dtype, args.threads)
+    model = load_model(args.device, args.dtype)
+    choose_threads(args.threads)
     if args.repeats < 1:
         raise ValueError("--repeats must be at least 1")
     document = profile(model, args.repeats, log=lambda line: print(line, flush=True))

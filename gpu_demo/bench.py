@@ -9,6 +9,7 @@ from sim.trace.generate import Uniform, generate
 
 from .engine import run
 from .loading import load_model
+from .machine import choose_threads
 from .prompts import prompts_for
 
 BUDGET = 2048  # token-work an iteration: room for a full batch of the longest prompts
@@ -33,7 +34,8 @@ def measure(model, trace, prompts, config: Config, policy: Policy, runs: int) ->
 
 def bench(device: str = "auto", dtype: str = "float32", threads: int | None = None, requests: int = 48,
           max_seqs: int = 16, runs: int = 3, spec_tokens: int = SPEC_TOKENS) -> str:
-    model = load_model(device, dtype, threads)
+    model = load_model(device, dtype)
+    chosen = choose_threads(threads)  # (once: every policy runs alike)
     trace = bench_trace(requests)
     prompts = prompts_for(trace)
     batched = Config(BUDGET, max_seqs=max_seqs)
@@ -46,7 +48,7 @@ def bench(device: str = "auto", dtype: str = "float32", threads: int | None = No
     outputs = sum(r.output for r in trace.requests)
     return "\n".join([
         f"device {continuous['device']} ({dtype}); {requests} requests, {outputs} output tokens, "
-        f"at most {max_seqs} running; median of {runs} runs after a warm-up",
+        f"at most {max_seqs} running; median of {runs} runs after a warm-up; {chosen.words()}",
         *(f"{label:<34}{m['tokens_per_second']:8.0f} tokens/s ({m['iterations']} iterations)"
           for label, m in (("static batching", static), ("continuous batching", continuous),
                            (f"continuous, speculative (k = {spec_tokens})", speculative),

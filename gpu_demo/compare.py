@@ -1,10 +1,16 @@
 """The simulator's prediction of a real run, out of sample: the same trace and policy simulated with a cost
 profile measured beforehand on a grid of shapes (gpu_demo.profile), never fitted to the run it predicts, then
-each figure measured beside predicted with its relative error."""
+each figure measured beside predicted with its relative error.
+
+A machine's speed moves with what else runs on it. Just before a run, a short calibration times a fixed few of
+the profile's own shapes and scales the profile by how much slower (or faster) they run now. A run whose own
+iterations took, in all, far more or less time than the scaled profile gives their shapes was run by a machine
+whose speed moved while it ran: its comparison is void."""
 from __future__ import annotations
 
 import statistics
-from dataclasses import replace
+import time
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from sim.core.config import Config, CostModel, Policy
@@ -16,14 +22,38 @@ from sim.report.metrics import Metrics, compute
 from sim.trace.trace import Trace
 
 from .engine import EngineRun
-from .profile import path_for
+from .machine import fingerprint
+from .model import GPT
+from .profile import Shape, time_shapes
 
 FIGURES = ("makespan", "throughput", "ttft_p50", "ttft_p90", "tpot_p50", "tpot_p90")
-DISTURBED = 3.0  # a run whose iterations stray this many times the profile's own spread from it is flagged
+VOID_DRIFT = 0.25  # a run whose iterations took, in all, this much more or less time than the profile gives
+# their shapes was run by a machine whose speed moved: its comparison is void (the goal it could not meet)
+CALIBRATION_EVERY = 6  # the calibration's shapes: every sixth of the profile's grid (pure and mixed, 11 of 64)
+CALIBRATION_REPEATS = 5
 
 
-def default_profile(device: str, dtype: str) -> Path:
-    return path_for(device, dtype)
+@dataclass(frozen=True)
+class Calibration:
+    """How fast the machine runs now against when it was profiled: `scale` is the median, over the calibration's
+    shapes, of a shape's time now over its time in the profile (2.0: twice as slow)."""
+    scale: float
+    shapes: int
+    seconds: float
+
+    def json(self) -> dict:
+        return {"scale": round(self.scale, 3), "shapes": self.shapes, "seconds": round(self.seconds, 2)}
+
+
+def calibrate(model: GPT, document: dict, repeats: int = CALIBRATION_REPEATS) -> Calibration:
+    """A short fixed calibration, taken just before a run and never on the run itself: the profile's own shapes
+    (every CALIBRATION_EVERY-th) timed now, after a warm-up round, each against its time in the profile."""
+    picked = document["shapes"][::CALIBRATION_EVERY]
+    shapes = [Shape(prefill=tuple(tuple(c) for c in s["prefill"]), decode=tuple(s["decode"])) for s in picked]
+    started = time.perf_counter()
+    times = time_shapes(model, shapes, repeats)
+    scale = statistics.median(statistics.median(now) / s["ms"] for now, s in zip(times, picked))
+    return Calibration(scale, len(shapes), time.perf_counter() - started)
 
 
 def predict(trace: Trace, config: Config, policy: Policy, cost: CostModel, arrival_unit: str) -> Schedule:
@@ -56,14 +86,18 @@ def iteration_errors(result: EngineRun, cost: CostModel) -> list[float]:
             for t in result.timings]
 
 
-def disturbance(result: EngineRun, cost: CostModel, document: dict) -> dict:
-    """How far this run's iterations stray from the profile (the median absolute relative error, in percent),
-    against the spread the profile saw on a quiet machine; flagged when it is DISTURBED times that or more."""
+def disturbance(result: EngineRun, cost: CostModel) -> dict:
+    """How far this run's own iterations stray from the calibrated profile: each one's error at the median
+    (`iteration_error_percent`, in percent), and their total time against the total the profile gives their
+    shapes (`drift_percent`: +40 is 40% slower). `void` when the drift is beyond VOID_DRIFT either way: the
+    machine's speed moved during the run (the calibration before it saw another machine), so no prediction
+    made before the run can hold."""
     errors = iteration_errors(result, cost)
     stray = 100 * statistics.median(abs(e) for e in errors) if errors else 0.0
-    quiet = max(float(document.get("spread_percent", 0.0)), float(document.get("held_out_error_percent", 0.0)), 1.0)
-    return {"iteration_error_percent": round(stray, 1), "profile_spread_percent": round(quiet, 1),
-            "flagged": stray > DISTURBED * quiet}
+    profiled = sum(t.ms / (1 + e) for t, e in zip(result.timings, errors))
+    drift = sum(t.ms for t in result.timings) / profiled - 1 if profiled else 0.0
+    return {"iteration_error_percent": round(stray, 1), "drift_percent": round(100 * drift, 1),
+            "void": abs(drift) > VOID_DRIFT}
 
 
 def measured_policy(policy: Policy, result: EngineRun) -> Policy:
@@ -73,15 +107,18 @@ def measured_policy(policy: Policy, result: EngineRun) -> Policy:
     return policy if rate is None else replace(policy, spec_accept=round(rate, 4))
 
 
-def compare(result: EngineRun, trace: Trace, policy: Policy, arrival_unit: str,
-            profile: str | Path | None = None) -> tuple[dict, dict, Schedule]:
-    """The run's figures measured beside predicted (`comparison`), what predicted them (the profile, and whether
-    the run's own iterations were disturbed), and the predicted schedule."""
-    path = Path(profile) if profile else default_profile(result.device, result.dtype)
-    document = read_profile(path)
-    cost = profile_cost(document)
+def compare(result: EngineRun, trace: Trace, policy: Policy, arrival_unit: str, profile: str | Path,
+            calibration: Calibration | None = None) -> tuple[dict, dict, Schedule]:
+    """The run's figures measured beside predicted (`comparison`) with the profile at `profile` scaled by the
+    calibration taken before the run, what predicted them (the profile, the scale, and whether the run's own
+    iterations were disturbed: then the comparison is void), and the predicted schedule."""
+    document = read_profile(profile)
+    scale = calibration.scale if calibration else 1.0
+    cost = profile_cost(document, scale=scale)
     predicted = predict(trace, result.schedule.config, measured_policy(policy, result), cost, arrival_unit)
-    about = {"path": str(path), "source": cost.source, "coefficients": document["coefficients"],
+    about = {"path": str(profile), "source": cost.source, "coefficients": document["coefficients"],
              "loop_ms": document.get("loop_ms", 0.0), "held_out_error_percent": document.get("held_out_error_percent"),
-             **disturbance(result, cost, document)}
+             "own_machine": document.get("fingerprint") == fingerprint(result.device, result.dtype),
+             "calibration": calibration.json() if calibration else None, "scale": round(scale, 3),
+             **disturbance(result, cost)}
     return comparison(compute(result.schedule), compute(predicted)), about, predicted

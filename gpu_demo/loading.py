@@ -10,10 +10,9 @@ from .model import GPT, GPTConfig
 from .train import WEIGHTS
 
 
-def load_model(device: str | None = "auto", dtype: str = "float32", threads: int | None = None) -> GPT:
-    """The trained model in eval mode; a clear error if the weights file is missing or unreadable."""
-    if threads:
-        torch.set_num_threads(threads)
+def load_model(device: str | None = "auto", dtype: str = "float32") -> GPT:
+    """The trained model in eval mode; a clear error if the weights file is missing or unreadable. (Its torch
+    threads are chosen before each run: gpu_demo.machine.choose_threads.)"""
     if not WEIGHTS.exists():
         raise ConfigError("weights", "weights_missing", path=str(WEIGHTS))
     target = pick_device(device)

@@ -11,6 +11,7 @@ longest `query` chunk and the `longest` KV span, so attention costs groups x que
 from __future__ import annotations
 
 import json
+import os
 import platform
 import statistics
 import time
@@ -27,6 +28,7 @@ from sim.trace.generate import Uniform, generate
 from .batch import Sequences, pack
 from .engine import run
 from .kv_cache import PagedKVCache
+from .machine import fingerprint, machine_id
 from .model import GPT, forward_packed
 from .prompts import prompts_for
 
@@ -195,8 +197,9 @@ def profile(model: GPT, repeats: int = 15, log=None) -> dict:
             log(f"{shape.name}: {ms:.2f} ms")
     coefficients, fit_error, held_out_error = fit(measured)
     loop = loop_ms(model)
-    return {"device": param.device.type, "dtype": str(param.dtype).removeprefix("torch."),
-            "torch": torch.__version__, "threads": torch.get_num_threads(), "machine": platform.machine(),
+    device, dtype = param.device.type, str(param.dtype).removeprefix("torch.")
+    return {"device": device, "dtype": dtype, "fingerprint": fingerprint(device, dtype), "torch": torch.__version__,
+            "threads": torch.get_num_threads(), "machine": platform.machine(),
             "repeats": repeats, "seconds": round(time.perf_counter() - started, 1),
             "coefficients": coefficients, "loop_ms": round(loop, 4), "fit_error_percent": round(fit_error, 2),
             "held_out_error_percent": round(held_out_error, 2),
@@ -216,13 +219,38 @@ def loop_ms(model: GPT, runs: int = 3) -> float:
 
 
 def path_for(device: str, dtype: str) -> Path:
+    """The profile that ships with the project (measured on the machine that wrote it: used only when asked)."""
     return PROFILES / f"{device}-{dtype}.json"
 
 
+def kept_dir() -> Path:
+    """Where this machine's own profiles are kept: $CLASSROOM_PROFILES, else the user's cache folder."""
+    if os.environ.get("CLASSROOM_PROFILES"):
+        return Path(os.environ["CLASSROOM_PROFILES"])
+    cache = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(cache) / "batching-classroom" / "profiles"
+
+
+def kept_path(device: str, dtype: str) -> Path:
+    """This machine's profile for the device and dtype (one file a machine: its fingerprint names it)."""
+    return kept_dir() / f"{device}-{dtype}-{machine_id(fingerprint(device, dtype))}.json"
+
+
+def machine_profile(model: GPT, log=None) -> tuple[Path, bool]:
+    """This machine's profile for the model's device and dtype: the one kept from before, or measured now and
+    kept (then True), so that no prediction uses another machine's profile unless asked to."""
+    param = next(model.parameters())
+    path = kept_path(param.device.type, str(param.dtype).removeprefix("torch."))
+    if path.exists():
+        return path, False
+    return save(profile(model, log=log), path), True
+
+
 def save(document: dict, path: str | Path | None = None) -> Path:
-    path = Path(path) if path else path_for(document["device"], document["dtype"])
+    """Write a profile document (default: where this machine's is kept)."""
+    path = Path(path) if path else kept_path(document["device"], document["dtype"])
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(document, indent=1) + "\n")
+    temporary = path.with_name(f"{path.name}.{os.getpid()}.part")  # (a reader never finds half a file)
+    temporary.write_text(json.dumps(document, indent=1) + "\n")
+    temporary.replace(path)
     return path
-
-

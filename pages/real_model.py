@@ -10,7 +10,7 @@ from ui import cost_profile, lab_results, lab_state, presenter
 from ui.boot import through_app
 from ui.charts import gantt
 from ui.i18n import t
-from ui.numbers import number, share
+from ui.numbers import number, share, signed
 from ui.policy_form import places, policy_form
 from ui.problems import config_error, problem_table, trace_error_text
 from ui.real_model import (
@@ -20,7 +20,7 @@ from ui.real_model import (
     SHARED_SYSTEM,
     SLOW_READER,
     STREAM_CREDITS,
-    ModelRun,
+    VOID_DRIFT,
     bpe_counts,
     choose_scenario,
     compare,
@@ -30,11 +30,11 @@ from ui.real_model import (
     model_card,
     prepare,
     presets,
-    profile_path,
     run_both,
     run_config,
     shared_model,
     show_options,
+    threads_words,
 )
 from ui.session import run_button
 from ui.tables import policy_name, policy_title
@@ -119,8 +119,7 @@ if run_button(go, t("rm_run"), "rm_run", type="primary"):
     stop.button(t("rm_stop"), key="rm_stop", help=t("rm_stop_help"))  # any click reruns the page: the run stops
     try:
         config = run_config(budget, max_seqs, first, kv_blocks)
-        results = run_both(model, trace, prompts, config, policies, arrival_unit)
-        state.shown = ModelRun(results, config, policies, trace, arrival_unit)
+        state.shown = run_both(model, trace, prompts, config, policies, arrival_unit)
     except TraceError as error:
         st.error(t("rm_cannot_run", reason=trace_error_text(error)))
     except ConfigError as error:
@@ -131,7 +130,8 @@ if shown is None:
 else:
     results, ran, ran_trace, ran_unit = shown.results, shown.policies, shown.trace, shown.arrival_unit
     runs = [(r.schedule, compute(r.schedule)) for r in results]
-    st.caption(t("rm_measured_note", device=results[0].device, dtype=results[0].dtype))
+    st.caption(t("rm_measured_note", device=results[0].device, dtype=results[0].dtype) + " "
+               + " ".join(threads_words(policy_name(index), chosen) for index, chosen in enumerate(shown.threads)))
     cards = st.columns(4)
     for index, (column, r) in enumerate(zip(cards, results)):
         column.metric(t("rm_tokens_per_s", label=policy_name(index, short=True)), number(r.tokens_per_second),
@@ -139,25 +139,29 @@ else:
     lab_results.show(runs, ran, measured=True, page="rm")
     show_options(results, ran, [r.name for r in results[0].schedule.requests])
     st.subheader(t("rm_prediction"))
-    path = profile_path(results[0].device, results[0].dtype)
-    if path is None:
-        st.info(t("rm_no_profile", device=results[0].device, dtype=results[0].dtype))
-    else:
-        found = cost_profile.document(path)
-        st.markdown(t("rm_prediction_intro"))
-        st.caption(cost_profile.about(found) + " " + cost_profile.formula(profile_cost(found)))
-        for index, (label, r, (schedule, _), policy) in enumerate(zip("AB", results, runs, ran)):
-            figures, about, predicted = compare(r, ran_trace, policy, ran_unit, path)
-            title = f"{policy_name(index)} · {policy_title(policy)}"
-            if about["flagged"]:
-                st.warning(t("rm_disturbed", label=policy_name(index), stray=about["iteration_error_percent"],
-                             quiet=about["profile_spread_percent"]), icon="⚠️")
+    found = cost_profile.document(shown.profile)
+    st.markdown(t("rm_prediction_intro"))
+    if shown.profiled:
+        st.info(t("rm_profiled_now", path=md_escape(str(shown.profile)), seconds=found.get("seconds", "?")))
+    st.caption(cost_profile.about(found, own=True) + " " + cost_profile.formula(profile_cost(found)))
+    for index, (label, r, (schedule, _), policy, calibration) in enumerate(
+            zip("AB", results, runs, ran, shown.calibrations)):
+        figures, about, predicted = compare(r, ran_trace, policy, ran_unit, shown.profile, calibration)
+        title = f"{policy_name(index)} · {policy_title(policy)}"
+        st.caption(t("rm_calibration", label=policy_name(index), scale=f"{calibration.scale:.2f}",
+                     shapes=calibration.shapes, seconds=f"{calibration.seconds:.1f}"))
+        if about["void"]:  # the measured run alone: a predicted chart beside it would be misread
+            st.warning(t("rm_void", label=policy_name(index), drift=signed(about["drift_percent"]) + "%",
+                         limit=share(VOID_DRIFT)), icon="⚠️")
+            st.plotly_chart(gantt(schedule, t("rm_gantt_measured", title=title)), key=f"rm_gantt_measured_{label}")
+        else:
             x_max = max(schedule.makespan, predicted.makespan)
             for column, shown_schedule, key in zip(st.columns(2), (schedule, predicted), ("measured", "predicted")):
                 column.plotly_chart(gantt(shown_schedule, t(f"rm_gantt_{key}", title=title), x_max=x_max),
                                     key=f"rm_gantt_{key}_{label}")
             st.caption(t("rm_iteration_error", label=policy_name(index), stray=about["iteration_error_percent"]))
-            st.dataframe(comparison_table(figures, schedule.unit), hide_index=True, key=f"rm_prediction_{label}")
+        st.dataframe(comparison_table(figures, schedule.unit, about["void"]), hide_index=True,
+                     key=f"rm_prediction_{label}")
     with st.expander(t("rm_outputs")):
         for request, text in zip(results[1].schedule.requests, results[1].outputs):
             st.text(request.name)

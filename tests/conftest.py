@@ -1,4 +1,5 @@
 """Shared test helpers: where ../shared lives, and small trace builders."""
+import os
 from pathlib import Path
 
 import pytest
@@ -6,6 +7,13 @@ import pytest
 from sim.trace.trace import validate
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def kept_profiles(tmp_path_factory):
+    """This machine's cost profiles are kept in the session's own folder (gpu_demo.profile.kept_dir): the first
+    comparison of the session profiles the machine, as on a first visit, and a user's own are never touched."""
+    os.environ["CLASSROOM_PROFILES"] = str(tmp_path_factory.mktemp("profiles"))
 
 
 def shared_path(*parts: str) -> Path:

@@ -388,11 +388,20 @@ def test_real_model_page_renders_in_chinese():
     assert at.title[0].value == "真实模型"
 
 
-def test_real_model_page_serves_the_preset_and_draws_measured_charts():
+def test_real_model_page_serves_the_preset_and_draws_measured_charts(monkeypatch):
+    import gpu_demo.compare
+
+    monkeypatch.setattr(gpu_demo.compare, "VOID_DRIFT", float("inf"))  # (never void: the void page is tested below)
     at = open_page("pages/real_model.py")
     at.button(key="rm_run").click().run()
     assert not at.exception, at.exception
-    results = at.session_state["real_model"].shown.results
+    shown = at.session_state["real_model"].shown
+    results = shown.results
+    # this machine's own profile (the session's first comparison may have measured it), each run calibrated
+    assert shown.profile.exists() and len(shown.calibrations) == len(shown.threads) == 2
+    captions = [c.value for c in at.caption]
+    assert sum("of the profile's shapes ran at" in c for c in captions) == 2
+    assert any("Policy 1 ran on" in c and "Policy 2 ran on" in c and "torch thread" in c for c in captions)
     assert [r.schedule.unit for r in results] == ["ms", "ms"]
     assert all(len(out) == r.output for result in results for out, r in zip(result.outputs, result.schedule.requests))
     gantt = figure(at, 0)
@@ -405,6 +414,22 @@ def test_real_model_page_serves_the_preset_and_draws_measured_charts():
     assert sum("predicted by the simulator" in title for title in charts) == 2
     tables = [d.value for d in at.dataframe if "error" in d.value.columns]
     assert len(tables) == 2 and all(len(table) == 6 for table in tables)
+
+
+def test_a_disturbed_real_model_run_is_void_and_draws_no_prediction(monkeypatch):
+    import gpu_demo.compare
+
+    monkeypatch.setattr(gpu_demo.compare, "VOID_DRIFT", -1.0)  # every run drifts from the profile by more than that
+    at = open_page("pages/real_model.py")
+    at.button(key="rm_run").click().run()
+    assert not at.exception, at.exception
+    assert len([w for w in at.warning if "is void" in w.value]) == 2
+    charts = [json.loads(c.proto.spec)["layout"]["title"]["text"] for c in at.get("plotly_chart")]
+    assert sum("predicted by the simulator" in title for title in charts) == 0
+    assert sum(title.endswith(": measured") for title in charts) == 2
+    tables = [d.value for d in at.dataframe if any("void" in c for c in d.value.columns)]
+    assert len(tables) == 2 and all(len(table) == 6 for table in tables)  # the figures stay, headed as void
+    assert not [c for c in at.caption if "off the profile's time for its shape" in c.value]
 
 
 def test_real_model_page_names_a_budget_too_small_for_a_prompt():

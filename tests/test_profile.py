@@ -230,8 +230,152 @@ def test_gpu_demo_run_compare_sim_json(tmp_path):
         assert row["measured"] > 0 and row["predicted"] > 0
         assert row["error"] == pytest.approx(row["predicted"] / row["measured"] - 1)
     about = document["cost_profile"]
-    assert about["path"].endswith("cpu-float32.json") and isinstance(about["flagged"], bool)
+    # this machine's own profile (measured by the first comparison of the session, then kept), calibrated
+    assert Path(about["path"]).parent == gp.kept_dir() and about["own_machine"] and isinstance(about["void"], bool)
+    assert about["calibration"]["shapes"] == len(gp.grid(256)[::6])
+    assert about["scale"] == round(about["calibration"]["scale"], 3) > 0
     assert about["iteration_error_percent"] >= 0
+    assert document["threads"]["threads"] >= 1 and not document["threads"]["asked"]
     text = subprocess.run([sys.executable, "-m", "gpu_demo", "run", "--trace", str(trace), "--token-budget", "256",
                            "--compare-sim", "--device", "cpu"], cwd=ROOT, capture_output=True, text=True)
     assert text.returncode == 0 and "makespan" in text.stdout and "predicted" in text.stdout
+
+
+# -- this machine: its own profile, its speed now, its threads ------------------------------------------------------
+
+def test_the_first_comparison_profiles_the_machine_once_and_keeps_it(tmp_path, monkeypatch):
+    monkeypatch.setenv("CLASSROOM_PROFILES", str(tmp_path))
+    calls = []
+    monkeypatch.setattr(gp, "profile", lambda model, log=None: calls.append(1) or {
+        "device": "cpu", "dtype": "float32", "coefficients": dict.fromkeys(gp.FEATURES, 0.1), "shapes": []})
+    model = load_model("cpu", "float32")
+    path, made = gp.machine_profile(model)
+    assert made and path.parent == tmp_path and path == gp.kept_path("cpu", "float32") and path.exists()
+    assert gp.machine_profile(model) == (path, False) and len(calls) == 1  # kept: never measured again
+    assert read_profile(path)["coefficients"]["c0"] == 0.1
+    assert "cpu-float32-" in path.name and path.name != SHIPPED.name  # named by this machine, not the shipped file
+
+
+def test_a_profile_names_the_machine_it_was_measured_on():
+    from gpu_demo.machine import fingerprint, machine_id
+
+    mine = fingerprint("cpu", "float32")
+    assert set(mine) == {"host", "cpu", "cores", "gpu", "device", "dtype", "torch"} and mine["cores"] >= 1
+    assert machine_id(mine) != machine_id(mine | {"host": mine["host"] + "-other"})
+    assert machine_id(mine) != machine_id(fingerprint("cpu", "float64"))
+
+
+def test_calibration_is_the_median_of_the_shapes_time_now_over_their_profiled_time(model, monkeypatch):
+    import gpu_demo.compare as gc
+
+    document = read_profile(SHIPPED)
+    picked = document["shapes"][::gc.CALIBRATION_EVERY]
+    factors = [1.0, 3.0, 2.0, 2.5, 9.0, 1.5, 2.2, 2.0, 0.5, 2.1, 2.4]
+    assert len(picked) == len(factors) == 11
+
+    def timed(_, shapes, repeats):  # each shape "now" takes its factor times its profiled time
+        assert [(s.prefill, s.decode) for s in shapes] == [
+            (tuple(tuple(c) for c in p["prefill"]), tuple(p["decode"])) for p in picked]
+        return [[f * p["ms"]] * repeats for f, p in zip(factors, picked)]
+
+    monkeypatch.setattr(gc, "time_shapes", timed)
+    calibration = gc.calibrate(model, document)
+    assert calibration.scale == pytest.approx(2.1) and calibration.shapes == 11  # the median factor
+    monkeypatch.undo()
+    real = gc.calibrate(model, document, repeats=2)  # the real timer: a positive scale, in well under a second
+    assert real.scale > 0 and real.shapes == 11
+
+
+def test_a_calibrated_prediction_scales_every_time():
+    from gpu_demo.compare import Calibration
+    from sim.core.profile import profile_cost
+
+    document = read_profile(SHIPPED)
+    trace = generate(12, rate=1.0, prompt=Uniform(4, 60), output=Uniform(2, 30), seed=3)
+    one = compute(predict(trace, Config(128, max_seqs=4), Policy(), profile_cost(document), "tick"))
+    twice = compute(predict(trace, Config(128, max_seqs=4), Policy(),
+                            profile_cost(document, scale=Calibration(2.0, 11, 0.1).scale), "tick"))
+    assert twice.makespan == pytest.approx(2 * one.makespan)
+    assert twice.percentiles["ttft"][50] == pytest.approx(2 * one.percentiles["ttft"][50])
+
+
+def test_a_run_whose_iterations_took_far_more_or_less_time_than_the_profile_gives_them_is_void():
+    from types import SimpleNamespace
+
+    from gpu_demo.compare import VOID_DRIFT, disturbance
+    from gpu_demo.engine import Timing
+    from sim.core.profile import profile_cost
+
+    cost = profile_cost(read_profile(SHIPPED))
+    shapes = [(0, 4, 4, 1, 60), (64, 0, 1, 64, 64)]  # prefill rows, decode rows, groups, query, longest
+
+    def run_at(*factors):  # one iteration of each shape a factor, that factor times the profile's time
+        timings = [Timing(p, d, g, q, n, f * cost.shape_duration(p + d, g, q, n))
+                   for f, (p, d, g, q, n) in zip(factors, itertools.cycle(shapes))]
+        return SimpleNamespace(timings=timings)
+
+    quiet = disturbance(run_at(1.1, 0.9, 1.1, 0.9), cost)
+    assert quiet["iteration_error_percent"] == 10.0 and not quiet["void"]
+    # a slow spell on the long iterations moves the total, though most iterations are near the profile
+    long_first = sorted(shapes, key=lambda s: -cost.shape_duration(s[0] + s[1], *s[2:]))
+    spell = SimpleNamespace(timings=[Timing(*long_first[0], 3.0 * cost.shape_duration(
+        long_first[0][0] + long_first[0][1], *long_first[0][2:]))] + run_at(1.0, 1.0, 1.0, 1.0).timings)
+    slow = disturbance(spell, cost)
+    assert slow["iteration_error_percent"] == 0.0 and slow["drift_percent"] > 100 * VOID_DRIFT and slow["void"]
+    fast = disturbance(run_at(*[1 - VOID_DRIFT - 0.05] * 4), cost)
+    assert fast["void"] and fast["drift_percent"] == pytest.approx(-100 * (VOID_DRIFT + 0.05))
+    edge = disturbance(run_at(*[1 + VOID_DRIFT - 0.01] * 4), cost)
+    assert not edge["void"]
+
+
+@pytest.mark.parametrize("busy, threads", [(0.0, 2), (0.2, 2), (0.3, 1), (0.6, 1), (1.3, 1), (1.9, 1)])
+def test_the_engine_takes_only_the_cores_other_work_leaves_free(monkeypatch, busy, threads):
+    from gpu_demo import machine
+
+    before = torch.get_num_threads()
+    monkeypatch.setattr(machine, "cores", lambda: 2)
+    monkeypatch.setattr(machine, "busy_cores", lambda: busy)
+    monkeypatch.setattr(machine, "_measured", [])
+    try:
+        chosen = machine.choose_threads()
+        assert (chosen.threads, chosen.busy, chosen.asked) == (threads, busy, False)
+        assert torch.get_num_threads() == threads and f"up to {busy:.1f} of them busy" in chosen.words()
+        asked = machine.choose_threads(3)
+        assert (asked.threads, asked.asked, torch.get_num_threads()) == (3, True, 3) and "as asked" in asked.words()
+    finally:
+        torch.set_num_threads(before)
+
+
+def test_a_lull_in_a_busy_minute_does_not_free_a_core(monkeypatch):
+    from gpu_demo import machine
+
+    before, clock, seen = torch.get_num_threads(), [1000.0], iter([1.0, 0.1, 0.0, 0.1])
+    monkeypatch.setattr(machine, "cores", lambda: 2)
+    monkeypatch.setattr(machine, "busy_cores", lambda: next(seen))
+    monkeypatch.setattr(machine.time, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(machine, "_measured", [])
+    try:
+        assert machine.choose_threads().threads == 1  # a burst
+        clock[0] += 30
+        lull = machine.choose_threads()
+        assert (lull.threads, lull.busy) == (1, 1.0)  # a lull 30 s after it: the burst still counts
+        clock[0] += machine.RECENT - 20  # the burst is over a minute old: the quiet ones alone count
+        assert machine.choose_threads().threads == 2
+        clock[0] += 1
+        assert machine.choose_threads().threads == 2
+    finally:
+        torch.set_num_threads(before)
+
+
+def test_busy_cores_sees_a_process_that_spins():
+    from gpu_demo.machine import busy_cores
+
+    spinner = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        import time
+
+        time.sleep(0.3)
+        assert busy_cores(0.5) >= 0.6  # one whole core, less what the scheduler gives to others
+    finally:
+        spinner.kill()
+        spinner.wait()

@@ -41,8 +41,9 @@ def formula(cost: CostModel) -> str:
              c_key=f"{cost.c_key:.3g}", c_cell=f"{cost.c_cell:.3g}")
 
 
-def about(found: dict) -> str:
-    """Where and how the profile was measured, and how well it fits shapes it was not fitted on."""
-    return t("cost_profile_about", device=found.get("device", "?"), dtype=found.get("dtype", "?"),
-             threads=found.get("threads", "?"), shapes=len(found.get("shapes", ())),
+def about(found: dict, own: bool = False) -> str:
+    """Where and how the profile was measured (`own`: this machine's, not the shipped one), and how well it fits
+    shapes it was not fitted on."""
+    return t("cost_profile_about_own" if own else "cost_profile_about", device=found.get("device", "?"),
+             dtype=found.get("dtype", "?"), threads=found.get("threads", "?"), shapes=len(found.get("shapes", ())),
              held_out=found.get("held_out_error_percent", "?"), spread=found.get("spread_percent", "?"))

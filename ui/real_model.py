@@ -6,25 +6,30 @@ import json
 import threading
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import pandas as pd
 import streamlit as st
 
+from gpu_demo.compare import VOID_DRIFT as VOID_DRIFT  # the page names the limit
+from gpu_demo.compare import Calibration, calibrate, measured_policy
 from gpu_demo.compare import compare as compare  # the page predicts runs with it
-from gpu_demo.compare import measured_policy
 from gpu_demo.engine import EngineRun, run
 from gpu_demo.loading import load_model
+from gpu_demo.machine import Threads, choose_threads
 from gpu_demo.model import GPT
+from gpu_demo.profile import machine_profile
 from gpu_demo.prompts import fit_to_context, prompts_for, with_text_lengths
 from gpu_demo.train import CARD
 from sim import codec
 from sim.core.config import Config, Policy
+from sim.core.profile import read_profile
 from sim.report.metrics import compute
 from sim.trace.chat import count
 from sim.trace.generate import Uniform, generate
 from sim.trace.trace import Trace, validate
 
-from . import cost_profile, lab_state
+from . import lab_state
 from .charts import graph_chart, swap_chart
 from .i18n import t
 from .numbers import duration, number, share, signed
@@ -44,12 +49,18 @@ STATE_KEY = "real_model"  # the page's RealModelState
 
 @dataclass(slots=True)
 class ModelRun:
-    """The runs the page shows: each policy's, and what they ran (the predictions beside them are made from it)."""
+    """The runs the page shows: each policy's, what they ran, and what the predictions beside them are made from:
+    this machine's profile (`profiled`: measured for these runs, the machine's first) and, for each run, the
+    threads it ran on and the calibration taken just before it."""
     results: list[EngineRun]
     config: Config
     policies: tuple[Policy, Policy]
     trace: Trace
     arrival_unit: str
+    profile: Path
+    profiled: bool
+    threads: list[Threads]
+    calibrations: list[Calibration]
 
 
 @dataclass(slots=True)
@@ -175,18 +186,24 @@ def bpe_counts(prompts: list[bytes]) -> list[int]:
 
 
 def run_both(model: GPT, trace: Trace, prompts: list[bytes], config: Config, policies: tuple[Policy, Policy],
-             arrival_unit: str) -> list[EngineRun]:
+             arrival_unit: str) -> ModelRun:
     """Run Policy 1 then Policy 2 under the model lock, with a progress bar and the first requests' text
-    streaming."""
+    streaming. Before the first comparison on this machine, its profile is measured (once: it is kept); before
+    each run, its threads are chosen and the machine's speed calibrated."""
     lock = model_lock()
     if not lock.acquire(blocking=False):
         with st.spinner(t("rm_waiting")):
             lock.acquire()
     try:
-        results = []
+        with st.spinner(t("rm_profiling")):
+            profile, profiled = machine_profile(model)
+        document = read_profile(profile)
+        results, threads, calibrations = [], [], []
         total = sum(r.output for r in trace.requests)
         for index, policy in enumerate(policies):
             label = policy_name(index)
+            threads.append(choose_threads())
+            calibrations.append(calibrate(model, document))
             bar = st.progress(0.0, text=t("rm_running", label=label))
             boxes = [st.empty() for _ in range(min(STREAMED, len(prompts)))]
             texts = [bytearray() for _ in boxes]
@@ -214,27 +231,29 @@ def run_both(model: GPT, trace: Trace, prompts: list[bytes], config: Config, pol
             bar.empty()
             for box in boxes:
                 box.empty()
-        return results
+        return ModelRun(results, config, policies, trace, arrival_unit, profile, profiled, threads, calibrations)
     finally:
         lock.release()
 
 
-def profile_path(device: str, dtype: str):
-    """The cost profile a run on this device and dtype is predicted with (None when there is none)."""
-    path = cost_profile.PROFILES / f"{device}-{dtype}.json"
-    return path if cost_profile.document(path) is not None else None
-
-
-def comparison_table(figures: dict, unit: str) -> pd.DataFrame:
-    """Each figure measured beside predicted, with the relative error."""
+def comparison_table(figures: dict, unit: str, void: bool = False) -> pd.DataFrame:
+    """Each figure measured beside predicted, with the relative error (headed as void when the run was
+    disturbed)."""
     rows = []
     for name, row in figures.items():
         measured, predicted, error = row["measured"], row["predicted"], row["error"]
         rows.append({t("col_metric"): metric_label(name, unit),
                      t("rm_measured"): "—" if measured is None else shown(name, measured),
                      t("rm_predicted"): "—" if predicted is None else shown(name, predicted),
-                     t("rm_error"): "—" if error is None else f"{error:+.0%}"})
+                     t("rm_error_void" if void else "rm_error"): "—" if error is None else f"{error:+.0%}"})
     return pd.DataFrame(rows)
+
+
+def threads_words(label: str, chosen: Threads) -> str:
+    """The torch threads a run used and why, for a caption."""
+    if chosen.asked:
+        return t("rm_threads_asked", label=label, threads=chosen.threads)
+    return t("rm_threads", label=label, threads=chosen.threads, cores=chosen.cores, busy=f"{chosen.busy:.1f}")
 
 
 def use_in_lab(side: str, policy: Policy) -> None:

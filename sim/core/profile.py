@@ -42,12 +42,13 @@ def read_profile(path: str | Path) -> dict:
     return document
 
 
-def profile_cost(document: dict, source: str = "") -> CostModel:
-    """The cost model a profile document describes; `source` names it (default: its device and dtype)."""
+def profile_cost(document: dict, source: str = "", scale: float = 1.0) -> CostModel:
+    """The cost model a profile document describes; `source` names it (default: its device and dtype). `scale`
+    multiplies every time: how much slower the machine runs now than when it was profiled (a calibration)."""
     c = document["coefficients"]
     label = source or f"{document.get('device', '?')} {document.get('dtype', '?')} profile"
-    return CostModel("profile", c0=c["c0"] + document.get("loop_ms", 0.0), c_token=c["c_token"], c_seq=c["c_seq"],
-                     c_key=c["c_key"], c_cell=c["c_cell"], source=label)
+    return CostModel("profile", c0=scale * (c["c0"] + document.get("loop_ms", 0.0)), c_token=scale * c["c_token"],
+                     c_seq=scale * c["c_seq"], c_key=scale * c["c_key"], c_cell=scale * c["c_cell"], source=label)
 
 
 def load_profile(path: str | Path) -> CostModel:

@@ -474,6 +474,10 @@ TEXTS = {
         "The profile shipped with the app: the tiny model's engine timed on {device} ({dtype}, {threads} "
         "threads) over {shapes} batch shapes; on shapes left out of its fit it is off by {held_out}% on average, "
         "and one shape's own timings spread {spread}%."),
+    "cost_profile_about_own": (
+        "This machine's profile: the tiny model's engine timed here on {device} ({dtype}, {threads} "
+        "threads) over {shapes} batch shapes; on shapes left out of its fit it is off by {held_out}% on average, "
+        "and one shape's own timings spread {spread}%."),
     "cost_profile_formula": (
         "An iteration takes {c0} ms + {c_token} ms × token rows + {c_seq} ms × sequences + {c_key} ms × "
         "(sequences × longest KV span) + {c_cell} ms × (sequences × longest chunk × longest KV span): the "
@@ -631,26 +635,37 @@ TEXTS = {
     "rm_overhead": "{share} of the iteration time was spent outside the model (scheduling, batching).",
     "rm_prediction": "The simulator's prediction",
     "rm_prediction_intro": (
-        "Before any run, the engine's iteration was timed on a grid of batch shapes and a cost model fitted to "
-        "those timings (python -m gpu_demo profile, as Vidur profiles first and simulates after). The simulator "
-        "now serves the same requests under the same policy with that profile: it has never seen this run, so "
-        "the errors below are what the simulated picture gets wrong."),
-    "rm_no_profile": (
-        "No cost profile for {device} ({dtype}) ships with the app, so there is no prediction: make one with "
-        "python -m gpu_demo profile --device {device} --dtype {dtype}."),
+        "Before the first run on this machine, the engine's iteration was timed on a grid of batch shapes and a "
+        "cost model fitted to those timings (python -m gpu_demo profile, as Vidur profiles first and simulates "
+        "after). Just before each run, a few of those shapes were timed again: the machine may be busier now, "
+        "and the profile's times are scaled by how much. The simulator then serves the same requests under the "
+        "same policy with that profile: it has never seen this run, so the errors below are what the simulated "
+        "picture gets wrong."),
+    "rm_profiling": "Profiling this machine once (about 10 s): each batch shape of a grid timed, a cost model "
+                    "fitted. It is kept, so later runs start at once…",
+    "rm_profiled_now": (
+        "This machine had no profile yet, so it was profiled before these runs ({seconds} s) and kept at "
+        "`{path}`: later predictions use it. No prediction here uses another machine's profile."),
+    "rm_calibration": (
+        "{label}: just before the run, {shapes} of the profile's shapes ran at **{scale}x** their profiled time "
+        "({seconds} s of calibration); the prediction's times are scaled by {scale}."),
+    "rm_void": (
+        "The comparison for {label} is void: in all, the run's own iterations took {drift} against the time the "
+        "calibrated profile gives their shapes, beyond ±{limit}. The machine's speed changed while it ran (another session, "
+        "or a browser on the same machine as the server), so no prediction made before the run can hold, and "
+        "none is drawn. Run it again when the machine is quieter."),
+    "rm_threads": "{label} ran on {threads} torch thread(s): {cores} core(s), up to {busy} of them busy with other "
+                  "work in the last minute (a thread that shares its core stalls the others).",
+    "rm_threads_asked": "{label} ran on {threads} torch thread(s), as asked.",
     "rm_gantt_measured": "{title}: measured",
     "rm_gantt_predicted": "{title}: predicted by the simulator",
     "rm_iteration_error": (
         "{label}: each iteration's measured time is {stray}% off the profile's time for its shape (median); "
         "the rest of the error comes from how those errors add up over the run."),
-    "rm_disturbed": (
-        "The run of {label} was disturbed: its iterations are {stray}% off the profile at the median, far beyond the "
-        "{quiet}% the profile varies on a quiet machine. Something else was using the CPU (another session, or a "
-        "browser on the same machine as the server), so its measured times say little; run it again when the "
-        "machine is quiet."),
     "rm_measured": "measured",
     "rm_predicted": "predicted",
     "rm_error": "error",
+    "rm_error_void": "error (void: the run was disturbed)",
     "rm_outputs": "What the model wrote (Policy 2)",
 
     # Input problems (the codes of sim.trace.trace.MESSAGES)

@@ -454,6 +454,10 @@ TEXTS = {
         "随应用发布的 profile：小模型的引擎在 {device}（{dtype}，{threads} 个线程）上、"
         "在 {shapes} 种 batch 形状上计时；在未参与拟合的形状上平均误差 {held_out}%，"
         "同一形状多次计时的离散度为 {spread}%。"),
+    "cost_profile_about_own": (
+        "这台机器自己的 profile：小模型的引擎在本机 {device}（{dtype}，{threads} 个线程）上、"
+        "在 {shapes} 种 batch 形状上计时；在未参与拟合的形状上平均误差 {held_out}%，"
+        "同一形状多次计时的离散度为 {spread}%。"),
     "cost_profile_formula": (
         "一次 iteration 耗时 {c0} 毫秒 + {c_token} 毫秒 × token 行数 + {c_seq} 毫秒 × 序列数 + "
         "{c_key} 毫秒 ×（序列数 × 最长 KV 跨度）+ {c_cell} 毫秒 ×（序列数 × 最长 chunk × "
@@ -599,24 +603,34 @@ TEXTS = {
     "rm_overhead": "iteration 时间的 {share} 花在模型之外（调度、组 batch）。",
     "rm_prediction": "模拟器的预测",
     "rm_prediction_intro": (
-        "在任何运行之前，引擎的 iteration 已在一组 batch 形状上计时，并据此拟合出成本模型"
-        "（python -m gpu_demo profile，与 Vidur 先 profile 再模拟的方法相同）。模拟器现在用这个 profile、"
+        "在这台机器的第一次运行之前，引擎的 iteration 已在一组 batch 形状上计时，并据此拟合出成本模型"
+        "（python -m gpu_demo profile，与 Vidur 先 profile 再模拟的方法相同）。每次运行之前，又把其中几个形状"
+        "重新计时：机器此刻可能更忙，profile 的时间按此比例缩放。模拟器再用这个 profile、"
         "在相同策略下服务相同的请求：它从未见过本次运行，所以下面的误差就是模拟图景的偏差。"),
-    "rm_no_profile": (
-        "应用没有附带 {device}（{dtype}）的 cost profile，因此没有预测：请用 "
-        "python -m gpu_demo profile --device {device} --dtype {dtype} 生成。"),
+    "rm_profiling": "正在为这台机器做一次 profile（约 10 秒）：逐个计时一组 batch 形状并拟合成本模型。"
+                    "结果会保留，之后的运行立即开始……",
+    "rm_profiled_now": (
+        "这台机器还没有 profile，因此在这些运行之前先做了一次（{seconds} 秒），保存在 `{path}`："
+        "之后的预测都用它。这里的预测不会使用其他机器的 profile。"),
+    "rm_calibration": (
+        "{label}：运行之前，profile 中的 {shapes} 个形状以其 profile 时间的 **{scale} 倍** 运行"
+        "（校准用时 {seconds} 秒）；预测的时间乘以 {scale}。"),
+    "rm_void": (
+        "{label} 的对比无效：本次运行的 iteration 总耗时与校准后的 profile 对这些形状给出的时间相差 {drift}，"
+        "超出 ±{limit}。运行期间机器的速度变了（其他会话，或与服务器同机的浏览器），运行前做出的预测都不可能成立，"
+        "因此不画预测图。请在机器较空闲时重跑。"),
+    "rm_threads": "{label} 使用 {threads} 个 torch 线程：共 {cores} 个核，最近一分钟内最多 {busy} 个被其他工作占用"
+                  "（与别人共用一个核的线程会拖住其他线程）。",
+    "rm_threads_asked": "{label} 按要求使用 {threads} 个 torch 线程。",
     "rm_gantt_measured": "{title}：实测",
     "rm_gantt_predicted": "{title}：模拟器预测",
     "rm_iteration_error": (
         "{label}：每次 iteration 的实测时间与 profile 对该形状的预测相差 {stray}%（中位数）；"
         "其余误差来自这些偏差在整个运行中的累积。"),
-    "rm_disturbed": (
-        "{label} 的运行受到了干扰：其 iteration 与 profile 相差 {stray}%（中位数），远超 profile "
-        "在空闲机器上的 {quiet}% 波动。有其他程序在占用 CPU（其他会话，或与服务器同机的浏览器），"
-        "因此其实测时间参考价值不大；请在机器空闲时重跑。"),
     "rm_measured": "实测",
     "rm_predicted": "预测",
     "rm_error": "误差",
+    "rm_error_void": "误差（无效：运行受到干扰）",
     "rm_outputs": "模型生成的内容（策略 2）",
 
     # Input problems (the codes of sim.trace.trace.MESSAGES)
