@@ -102,6 +102,25 @@ def test_the_options_a_preset_sets_show_its_values_and_the_policy_keeps_none_of_
     assert not at.error and at.session_state["lab"].ran.policy_b == Policy(preset="sglang")
 
 
+def test_a_value_a_preset_allows_is_a_choice_in_the_lab_and_runs():
+    """vllm-v1 sets kv_admission but allows "chunk" (vLLM's scheduler_reserve_full_isl off): the lab offers the
+    preset's value and that one, and the policy keeps only the allowed one."""
+    at = open_options(open_lab())
+    at.selectbox(key="w_lab_policy_b_preset").set_value("vllm-v1").run()
+    admission = at.selectbox(key="w_lab_policy_b_kv_admission_by_vllm-v1")
+    assert admission.options == ["overcommit, grow on demand", "first chunk only, grow by chunk"]
+    assert admission.value == "overcommit" and not admission.disabled
+    assert at.session_state["lab"].settings.policy_b == Policy(preset="vllm-v1")
+    admission.set_value("chunk").run()
+    assert not at.exception and not at.error
+    assert at.session_state["lab"].settings.policy_b == Policy(preset="vllm-v1", kv_admission="chunk")
+    assert at.session_state["lab"].ran.policy_b == Policy(preset="vllm-v1", kv_admission="chunk")
+    at.selectbox(key="w_lab_policy_b_kv_admission_by_vllm-v1").set_value("overcommit").run()
+    assert at.session_state["lab"].settings.policy_b == Policy(preset="vllm-v1")  # the preset's own again
+    at.selectbox(key="w_lab_policy_b_preset").set_value("sglang").run()  # sglang allows nothing else
+    assert at.selectbox(key="w_lab_policy_b_kv_admission_by_sglang_overcommit").disabled
+
+
 def test_a_kv_cache_set_to_none_under_such_a_preset_is_named_by_its_label_and_policy():
     at = open_options(open_lab())
     at.selectbox(key="w_lab_policy_b_preset").set_value("nano-vllm").run()

@@ -9,7 +9,7 @@ import streamlit as st
 
 from sim import codec
 from sim.core.config import COST_PRESETS, POLICY_CHOICES, STATIC_UNSUPPORTED, ConfigError, Policy
-from sim.core.presets import caches_prefixes, decided
+from sim.core.presets import PRESET_ALLOWS, caches_prefixes, decided
 
 from . import cost_profile, lab_state, presenter
 from .i18n import t
@@ -49,10 +49,10 @@ def grid(count: int, across: int) -> list:
 
 
 def option_widget(name: str, shown: object, key: str, disabled: bool, help_text: str | None = None,
-                  on_change=None) -> object:
-    """The widget of Policy field `name`, made from the field: a choice of its options, a checkbox for a
-    switch, text for a list, else a number from 0 (whole or decimal as the field is). It shows `shown`, with
-    `help_text` (else the option's own help) and calls `on_change` when changed."""
+                  on_change=None, choices: tuple | None = None) -> object:
+    """The widget of Policy field `name`, made from the field: a choice of its options (or of `choices`), a
+    checkbox for a switch, text for a list, else a number from 0 (whole or decimal as the field is). It shows
+    `shown`, with `help_text` (else the option's own help) and calls `on_change` when changed."""
     kind = codec.LEAVES[name].kind
     kwargs = {"key": key, "disabled": disabled}
     if help_text or f"opt_{name}_help" in STRINGS:
@@ -61,7 +61,7 @@ def option_widget(name: str, shown: object, key: str, disabled: bool, help_text:
         kwargs["on_change"] = on_change
     label = t(f"opt_{name}")
     if name in POLICY_CHOICES:
-        options = POLICY_CHOICES[name]
+        options = list(choices or POLICY_CHOICES[name])
         return st.selectbox(label, options, index=options.index(shown),
                             format_func=lambda k: t(f"opt_{name}_{k}".replace("-", "_")), **kwargs)
     if kind is bool:
@@ -102,7 +102,8 @@ def policy_form(home, side: str, page: str, budget: int, simulated_only: bool = 
             st.error(config_error(error))
             _say_changes(policy)
             return
-        values |= {name: PLAIN[name] for name in fixed}  # the preset's own: the policy keeps none of its own there
+        # the preset's own: the policy keeps none of its own there, but for a value the preset allows
+        values |= {name: PLAIN[name] for name in fixed if name not in drawn}
     if static:  # options that belong to continuous batching go back to their defaults
         values |= STATIC_RESET
     setattr(home, f"policy_{side}", replace(policy, **values))
@@ -128,6 +129,14 @@ def _draw_options(shown: dict, prefix: str, static: bool, simulated_only: bool, 
         if name in fixed:
             value = codec.shown(name, fixed[name])
             preset = t(f"opt_preset_{drawn['preset']}".replace("-", "_"))
+            allowed = PRESET_ALLOWS.get(drawn["preset"], {}).get(name, ())
+            if allowed:  # the preset's value, or another it allows (vllm-v1: its full-prompt admission off)
+                own = shown[name] if shown[name] in allowed else value
+                chosen = option_widget(name, own, f"{prefix}{name}_by_{drawn['preset']}", False,
+                                       t("opt_allowed_by_preset", preset=preset), choices=(value, *allowed))
+                if chosen != value:
+                    drawn[name] = chosen
+                continue
             # (a key of its own that names the value: the widget shows the preset's, never the policy's state)
             option_widget(name, value, f"{prefix}{name}_by_{drawn['preset']}_{value}", True,
                           t("opt_by_preset", preset=preset))

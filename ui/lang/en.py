@@ -1491,6 +1491,10 @@ TEXTS = {
     "cfg_err_weights_missing": "{path} is missing: train it with `python -m gpu_demo train`",
     "cfg_err_weights_unreadable": "{path} cannot be loaded ({reason}); train it again",
     "opt_by_preset": "Set by the {preset} preset: its own rule, not an option of this policy.",
+    "opt_allowed_by_preset": (
+        "Set by the {preset} preset, which allows one other value: “first chunk only” turns off vLLM's "
+        "scheduler_reserve_full_isl, so a request is admitted once its first chunk's blocks are free, not its "
+        "whole prompt's."),
     "preset_kv_cache": (
         "Its prefix cache lives in the KV cache: {blocks} blocks of {size} tokens, under “{where}” above. A cache "
         "with no size was given room for a full batch of the longest request when the preset was chosen."),

@@ -1424,6 +1424,9 @@ TEXTS = {
     "cfg_err_weights_missing": "缺少 {path}：请用 `python -m gpu_demo train` 训练",
     "cfg_err_weights_unreadable": "无法加载 {path}（{reason}）；请重新训练",
     "opt_by_preset": "由 {preset} 预设决定：这是它自己的规则，不是这个策略的选项。",
+    "opt_allowed_by_preset": (
+        "由 {preset} 预设决定，但它允许另一个取值：“只需首个 chunk”会关闭 vLLM 的 scheduler_reserve_full_isl，"
+        "请求只要首个 chunk 的 block 空闲即可进入，而不必等整个 prompt 的 block。"),
     "preset_kv_cache": (
         "它的前缀缓存放在 KV cache 里：{blocks} 个 block，每个 {size} 个 token，见上方“{where}”。选择该预设时，"
         "若 KV cache 没有设定大小，会给它一个能容纳最长请求整批运行的大小。"),
