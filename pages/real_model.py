@@ -131,7 +131,7 @@ else:
     results, ran, ran_trace, ran_unit = shown.results, shown.policies, shown.trace, shown.arrival_unit
     runs = [(r.schedule, compute(r.schedule)) for r in results]
     st.caption(t("rm_measured_note", device=results[0].device, dtype=results[0].dtype) + " "
-               + " ".join(threads_words(policy_name(index), chosen) for index, chosen in enumerate(shown.threads)))
+               + threads_words(shown.threads))
     cards = st.columns(4)
     for index, (column, r) in enumerate(zip(cards, results)):
         column.metric(t("rm_tokens_per_s", label=policy_name(index, short=True)), number(r.tokens_per_second),

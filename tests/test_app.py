@@ -401,7 +401,8 @@ def test_real_model_page_serves_the_preset_and_draws_measured_charts(monkeypatch
     assert shown.profile.exists() and len(shown.calibrations) == len(shown.threads) == 2
     captions = [c.value for c in at.caption]
     assert sum("of the profile's shapes ran at" in c for c in captions) == 2
-    assert any("Policy 1 ran on" in c and "Policy 2 ran on" in c and "torch thread" in c for c in captions)
+    assert any(f"Torch threads, chosen just before each run: Policy 1 on {shown.threads[0].threads}, Policy 2 on "
+               f"{shown.threads[1].threads} ({shown.threads[0].cores} cores" in c for c in captions)
     assert [r.schedule.unit for r in results] == ["ms", "ms"]
     assert all(len(out) == r.output for result in results for out, r in zip(result.outputs, result.schedule.requests))
     gantt = figure(at, 0)

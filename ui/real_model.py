@@ -249,11 +249,12 @@ def comparison_table(figures: dict, unit: str, void: bool = False) -> pd.DataFra
     return pd.DataFrame(rows)
 
 
-def threads_words(label: str, chosen: Threads) -> str:
-    """The torch threads a run used and why, for a caption."""
-    if chosen.asked:
-        return t("rm_threads_asked", label=label, threads=chosen.threads)
-    return t("rm_threads", label=label, threads=chosen.threads, cores=chosen.cores, busy=f"{chosen.busy:.1f}")
+def threads_words(chosen: list[Threads]) -> str:
+    """The torch threads each run chose just before it (the page never asks for a number), and why, for a
+    caption: one sentence for both runs."""
+    runs = t("list_sep").join(t("rm_threads_run", label=policy_name(index), threads=c.threads)
+                              for index, c in enumerate(chosen))
+    return t("rm_threads", runs=runs, cores=chosen[0].cores, busy=f"{max(c.busy for c in chosen):.1f}")
 
 
 def use_in_lab(side: str, policy: Policy) -> None:

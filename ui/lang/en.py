@@ -654,9 +654,9 @@ TEXTS = {
         "calibrated profile gives their shapes, beyond ±{limit}. The machine's speed changed while it ran (another session, "
         "or a browser on the same machine as the server), so no prediction made before the run can hold, and "
         "none is drawn. Run it again when the machine is quieter."),
-    "rm_threads": "{label} ran on {threads} torch thread(s): {cores} core(s), up to {busy} of them busy with other "
-                  "work in the last minute (a thread that shares its core stalls the others).",
-    "rm_threads_asked": "{label} ran on {threads} torch thread(s), as asked.",
+    "rm_threads": "Torch threads, chosen just before each run: {runs} ({cores} cores, up to {busy} of them busy "
+                  "with other work in the last minute; a thread that shares its core stalls the others).",
+    "rm_threads_run": "{label} on {threads}",
     "rm_gantt_measured": "{title}: measured",
     "rm_gantt_predicted": "{title}: predicted by the simulator",
     "rm_iteration_error": (

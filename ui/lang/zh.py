@@ -619,9 +619,9 @@ TEXTS = {
         "{label} 的对比无效：本次运行的 iteration 总耗时与校准后的 profile 对这些形状给出的时间相差 {drift}，"
         "超出 ±{limit}。运行期间机器的速度变了（其他会话，或与服务器同机的浏览器），运行前做出的预测都不可能成立，"
         "因此不画预测图。请在机器较空闲时重跑。"),
-    "rm_threads": "{label} 使用 {threads} 个 torch 线程：共 {cores} 个核，最近一分钟内最多 {busy} 个被其他工作占用"
-                  "（与别人共用一个核的线程会拖住其他线程）。",
-    "rm_threads_asked": "{label} 按要求使用 {threads} 个 torch 线程。",
+    "rm_threads": "torch 线程数在每次运行前选定：{runs}（共 {cores} 个核，最近一分钟内最多 {busy} 个被其他工作"
+                  "占用；与别人共用一个核的线程会拖住其他线程）。",
+    "rm_threads_run": "{label} 用 {threads} 个",
     "rm_gantt_measured": "{title}：实测",
     "rm_gantt_predicted": "{title}：模拟器预测",
     "rm_iteration_error": (
