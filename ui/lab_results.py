@@ -78,15 +78,15 @@ def show(runs: list[tuple[Schedule, Metrics]], policies: tuple[Policy, Policy], 
     key_text = t("lab_per_request_key", a=md_escape(titles[0]), b=md_escape(titles[1]))
     st.caption(f"{key_text} {times_key(metrics_a.unit)}")
     st.dataframe(request_table([metrics_a, metrics_b], short), hide_index=True, key=f"{page}_requests")
-    e1, e2, e3, e4 = st.columns(4)
-    e1.download_button(t("dl_requests_csv"), partial(requests_csv, [metrics_a, metrics_b]), "requests.csv", "text/csv",
-                       key=f"{page}_dl_requests")
-    e2.download_button(t("dl_overall_csv"), partial(overall_csv, [metrics_a, metrics_b]), "overall.csv", "text/csv",
-                       key=f"{page}_dl_overall")
-    e3.download_button(t("dl_schedule_json"), partial(_schedules_json, runs), "schedule.json", "application/json",
-                       key=f"{page}_dl_schedule")
-    e4.download_button(t("dl_chrome"), partial(_chrome_json, [schedule_a, schedule_b]), "schedule.trace.json",
-                       "application/json", key=f"{page}_dl_chrome", help=t("dl_chrome_help"))
+    row = st.container(horizontal=True)  # (each button as wide as its label, the row wrapping: no label cut off)
+    row.download_button(t("dl_requests_csv"), partial(requests_csv, [metrics_a, metrics_b]), "requests.csv",
+                        "text/csv", key=f"{page}_dl_requests")
+    row.download_button(t("dl_overall_csv"), partial(overall_csv, [metrics_a, metrics_b]), "overall.csv", "text/csv",
+                        key=f"{page}_dl_overall")
+    row.download_button(t("dl_schedule_json"), partial(_schedules_json, runs), "schedule.json", "application/json",
+                        key=f"{page}_dl_schedule")
+    row.download_button(t("dl_chrome"), partial(_chrome_json, [schedule_a, schedule_b]), "schedule.trace.json",
+                        "application/json", key=f"{page}_dl_chrome", help=t("dl_chrome_help"))
     _prometheus_downloads(runs, page)
 
 
@@ -120,16 +120,16 @@ def _chrome_json(schedules: list[Schedule]) -> str:
 
 def _prometheus_downloads(runs: list[tuple[Schedule, Metrics]], page: str) -> None:
     """Each run's metrics in Prometheus text format with vLLM's names, to set beside a real server's."""
-    p1, p2, p3 = st.columns(3)
+    row = st.container(horizontal=True, vertical_alignment="bottom")  # (wrapping: no label cut off)
     if runs[0][0].unit == "tick":
-        ms = p1.number_input(t("dl_prom_tick_ms"), 0.001, 3.6e6, 10.0, key=f"{page}_dl_prom_ms",
-                             help=t("dl_prom_tick_help"))
+        ms = row.number_input(t("dl_prom_tick_ms"), 0.001, 3.6e6, 10.0, key=f"{page}_dl_prom_ms",
+                              help=t("dl_prom_tick_help"), width=220)
         seconds = ms / 1000
     else:
         seconds = 0.001
-        p1.caption(t("dl_prom_ms"))
-    for index, (column, label, (schedule, metrics)) in enumerate(zip((p2, p3), "AB", runs)):
-        column.download_button(t("dl_prometheus", label=policy_name(index)),
+        row.caption(t("dl_prom_ms"), width="content")
+    for index, (label, (schedule, metrics)) in enumerate(zip("AB", runs)):
+        row.download_button(t("dl_prometheus", label=policy_name(index)),
                                partial(prometheus_text, schedule, metrics, seconds),
                                f"metrics-{label}.prom", "text/plain", key=f"{page}_dl_prom_{label}",
                                help=t("dl_prometheus_help"))
