@@ -256,6 +256,22 @@ def test_the_first_comparison_profiles_the_machine_once_and_keeps_it(tmp_path, m
     assert "cpu-float32-" in path.name and path.name != SHIPPED.name  # named by this machine, not the shipped file
 
 
+def test_a_read_only_cache_keeps_the_profile_in_the_temporary_folder(tmp_path, monkeypatch):
+    import tempfile
+
+    blocked = tmp_path / "file"
+    blocked.write_text("")  # a file where the folder should be: the cache cannot be written
+    monkeypatch.setenv("CLASSROOM_PROFILES", str(blocked / "profiles"))
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    monkeypatch.setattr(gp, "profile", lambda model, log=None: {
+        "device": "cpu", "dtype": "float32", "coefficients": dict.fromkeys(gp.FEATURES, 0.1), "shapes": []})
+    model = load_model("cpu", "float32")
+    path, made = gp.machine_profile(model)
+    assert made and path.parent == tmp_path / "tmp" / "batching-classroom-profiles" and path.exists()
+    assert gp.machine_profile(model) == (path, False)  # found there again
+
+
 def test_a_profile_names_the_machine_it_was_measured_on():
     from gpu_demo.machine import fingerprint, machine_id
 
