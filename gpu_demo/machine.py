@@ -15,6 +15,7 @@ import os
 import platform
 import time
 from dataclasses import dataclass
+from functools import cache
 
 import torch
 
@@ -106,6 +107,7 @@ def choose_threads(asked: int | None = None) -> Threads:
     return Threads(threads, n, busy)
 
 
+@cache  # (a machine does not change while a process runs; the page asks at every rerun)
 def fingerprint(device: str, dtype: str) -> dict:
     """What names this machine for a cost profile: its host, CPU model and cores, the device and dtype, torch."""
     cpu = platform.processor() or platform.machine()

@@ -182,7 +182,6 @@ def fit(measured: list[dict]) -> tuple[dict[str, float], float, float]:
 
 def profile(model: GPT, repeats: int = 15, log=None) -> dict:
     """Time every shape of the grid, fit the cost model, and return the profile document."""
-    param = next(model.parameters())
     shapes = grid(model.config.context)
     started = time.perf_counter()
     timings = time_shapes(model, shapes, repeats)
@@ -198,7 +197,7 @@ def profile(model: GPT, repeats: int = 15, log=None) -> dict:
             log(f"{shape.name}: {ms:.2f} ms")
     coefficients, fit_error, held_out_error = fit(measured)
     loop = loop_ms(model)
-    device, dtype = param.device.type, str(param.dtype).removeprefix("torch.")
+    device, dtype = placed(model)
     return {"device": device, "dtype": dtype, "fingerprint": fingerprint(device, dtype), "torch": torch.__version__,
             "threads": torch.get_num_threads(), "machine": platform.machine(),
             "repeats": repeats, "seconds": round(time.perf_counter() - started, 1),
@@ -217,6 +216,12 @@ def loop_ms(model: GPT, runs: int = 3) -> float:
     results = [run(model, trace, prompts, Config(512, max_seqs=16), Policy()) for _ in range(runs + 1)][1:]
     return statistics.median((r.iteration_seconds - r.model_seconds - r.pack_seconds) / r.iterations * 1000
                              for r in results)
+
+
+def placed(model: GPT) -> tuple[str, str]:
+    """The device and dtype the model runs on, by name ("cpu", "float32")."""
+    param = next(model.parameters())
+    return param.device.type, str(param.dtype).removeprefix("torch.")
 
 
 def path_for(device: str, dtype: str) -> Path:
@@ -240,8 +245,7 @@ def kept_path(device: str, dtype: str) -> Path:
 def machine_profile(model: GPT, log=None) -> tuple[Path, bool]:
     """This machine's profile for the model's device and dtype: the one kept from before, or measured now and
     kept (then True), so that no prediction uses another machine's profile unless asked to."""
-    param = next(model.parameters())
-    path = kept_path(param.device.type, str(param.dtype).removeprefix("torch."))
+    path = kept_path(*placed(model))
     spare = Path(tempfile.gettempdir()) / "batching-classroom-profiles" / path.name  # (where the cache is read-only)
     for found in (path, spare):
         if found.exists():
