@@ -249,7 +249,7 @@ class Student:
 
     async def run_model(self, shown: Shown, where: str) -> None:
         """Choose the lab's trace (a page run), then click Run and wait for the model (not a page load)."""
-        radio = shown.keyed["rm_source"]
+        radio = shown.keyed["w_rm_source"]
         self.chosen[radio.id] = WidgetState(id=radio.id, string_value=LAB_SOURCE)
         seconds, shown = await self.run(where + ", the lab's trace")
         self.record(LAB_TRACE, seconds)

@@ -19,6 +19,7 @@ from ui.real_model import (
     MAX_REQUESTS,
     SHARED_SYSTEM,
     SLOW_READER,
+    SOURCES,
     STREAM_CREDITS,
     VOID_DRIFT,
     bpe_counts,
@@ -36,7 +37,7 @@ from ui.real_model import (
     show_options,
     threads_words,
 )
-from ui.session import run_button
+from ui.session import kept, run_button
 from ui.tables import policy_name, policy_title
 from ui.text import md_escape
 
@@ -52,10 +53,11 @@ c1, settings = st.columns([1, 2])
 c1.metric(t("rm_device"), device.upper(), help=t("rm_device_help"))
 with settings, presenter.options(t("presenter_options")):
     c2, c3 = st.columns(2)
-    dtype = c2.radio(t("rm_dtype"), DTYPES, horizontal=True, key="rm_dtype",
-                     help=t("rm_dtype_help"))
-    arrival_unit = c3.radio(t("rm_arrivals"), ("tick", "ms"), horizontal=True, key="rm_arrivals",
-                            format_func=lambda k: t(f"rm_arrivals_{k}"), help=t("rm_arrivals_help"))
+    dtype = state.dtype = kept(c2.radio, t("rm_dtype"), "rm_dtype", state.dtype, options=DTYPES, horizontal=True,
+                               help=t("rm_dtype_help"))
+    arrival_unit = state.arrivals = kept(c3.radio, t("rm_arrivals"), "rm_arrivals", state.arrivals,
+                                         options=("tick", "ms"), horizontal=True,
+                                         format_func=lambda k: t(f"rm_arrivals_{k}"), help=t("rm_arrivals_help"))
 try:
     model = shared_model(device, dtype)
 except ConfigError as error:
@@ -64,16 +66,17 @@ except ConfigError as error:
 
 st.header(t("rm_trace"), divider="gray")
 with presenter.options(t("presenter_options")):
-    source = st.radio(t("rm_source"), ("mixed", "short_chats", "long_outputs", "chats", "shared_prompt",
-                                       "slow_reader", "disconnect", "lab"), horizontal=True, key="rm_source",
-                      on_change=choose_scenario, format_func=lambda k: t(f"rm_source_{k}"))
+    source = state.source = kept(st.radio, t("rm_source"), "rm_source", state.source, options=SOURCES,
+                                 horizontal=True, on_change=choose_scenario, format_func=lambda k: t(f"rm_source_{k}"))
     if source in ("slow_reader", "disconnect", "shared_prompt"):
         st.caption(t(f"rm_scenario_{source}", rate=f"{SLOW_READER * 1000:g}", credits=STREAM_CREDITS,
                      after=DISCONNECT_AFTER, system=md_escape(SHARED_SYSTEM)))
     s1, s2 = st.columns(2)
-    seed = s1.number_input(t("rm_prompt_seed"), 0, 10**6, 0, key="rm_prompt_seed", help=t("rm_prompt_seed_help"))
-    template = s2.selectbox(t("rm_template"), list(TEMPLATES), key="rm_template",
-                            format_func=lambda k: t(f"chat_tpl_{k}"), help=t("rm_template_help"))
+    seed = state.prompt_seed = kept(s1.number_input, t("rm_prompt_seed"), "rm_prompt_seed", state.prompt_seed,
+                                    min_value=0, max_value=10**6, help=t("rm_prompt_seed_help"))
+    template = state.template = kept(s2.selectbox, t("rm_template"), "rm_template", state.template,
+                                     options=list(TEMPLATES), format_func=lambda k: t(f"chat_tpl_{k}"),
+                                     help=t("rm_template_help"))
 try:
     raw = lab_state.current_trace() if source == "lab" else presets()[source]
     if len(raw) > MAX_REQUESTS:
@@ -103,11 +106,14 @@ with st.expander(t("rm_prefilled")):
 st.header(t("lab_budgets"), divider="gray")
 with presenter.options(t("presenter_options")):
     b1, b2, b3, b4 = st.columns(4)
-    budget = b1.number_input(t("cfg_budget"), 1, 100_000, 512, key="rm_budget", help=t("cfg_budget_help"))
-    max_seqs = b2.number_input(t("cfg_max_seqs"), 0, 1024, 8, key="rm_max_seqs", help=t("cfg_max_seqs_help"))
-    kv_blocks = b3.number_input(t("rm_kv_blocks"), 0, 100_000, 0, key="rm_kv_blocks", help=t("rm_kv_blocks_help"))
-    first = b4.radio(t("cfg_first_token"), ("decode", "prefill"), key="rm_first", horizontal=True,
-                     format_func=lambda k: t(f"first_{k}"), help=t("cfg_first_token_help"))
+    budget = state.budget = kept(b1.number_input, t("cfg_budget"), "rm_budget", state.budget, min_value=1,
+                                 max_value=100_000, help=t("cfg_budget_help"))
+    max_seqs = state.max_seqs = kept(b2.number_input, t("cfg_max_seqs"), "rm_max_seqs", state.max_seqs, min_value=0,
+                                     max_value=1024, help=t("cfg_max_seqs_help"))
+    kv_blocks = state.kv_blocks = kept(b3.number_input, t("rm_kv_blocks"), "rm_kv_blocks", state.kv_blocks,
+                                       min_value=0, max_value=100_000, help=t("rm_kv_blocks_help"))
+    first = state.first = kept(b4.radio, t("cfg_first_token"), "rm_first", state.first, options=("decode", "prefill"),
+                               horizontal=True, format_func=lambda k: t(f"first_{k}"), help=t("cfg_first_token_help"))
     for place, side in zip(places(), "ab"):
         with place:
             policy_form(state, side, "rm", budget, simulated_only=False)

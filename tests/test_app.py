@@ -435,7 +435,7 @@ def test_a_disturbed_real_model_run_is_void_and_draws_no_prediction(monkeypatch)
 
 def test_real_model_page_names_a_budget_too_small_for_a_prompt():
     at = open_page("pages/real_model.py")
-    at.number_input(key="rm_budget").set_value(4).run()
+    at.number_input(key="w_rm_budget").set_value(4).run()
     at.button(key="rm_run").click().run()
     assert not at.exception, at.exception
     assert any("token budget" in e.value for e in at.error)
@@ -450,7 +450,7 @@ def test_real_model_page_bounds_the_lab_trace_it_serves():
     at = open_page("pages/real_model.py")
     table = frame(generate(65, rate=1.0, prompt=Uniform(1, 8), output=Uniform(1, 8), seed=0))
     at.session_state["lab"].base = at.session_state["lab"].current = table
-    at.radio(key="rm_source").set_value("lab").run()
+    at.radio(key="w_rm_source").set_value("lab").run()
     assert not at.exception, at.exception
     assert any("65 requests" in e.value and "at most 64" in e.value for e in at.error)
     assert not [b for b in at.button if b.key == "rm_run"]  # nothing to run until the trace is smaller
@@ -464,7 +464,7 @@ def test_a_text_trace_uploaded_to_the_lab_is_served_by_the_real_model_with_its_t
     assert error is None and [(r.name, r.prompt) for r in trace] == [("q", 9), ("r", 9)]
     at = open_page("pages/real_model.py")
     at.session_state["lab"].base = at.session_state["lab"].current = frame(trace)
-    at.radio(key="rm_source").set_value("lab").run()
+    at.radio(key="w_rm_source").set_value("lab").run()
     assert not at.exception, at.exception
     table = next(d.value for d in at.dataframe if "prompt text" in d.value.columns)
     assert table["prompt text"].tolist() == ["def f(x):", "import os"] and table["prompt"].tolist() == [9, 9]

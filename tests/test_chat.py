@@ -296,8 +296,8 @@ def test_the_real_model_page_shows_what_it_prefilled_under_the_template():
     from tests.test_app import open_page
 
     at = open_page("pages/real_model.py")
-    at.radio(key="rm_source").set_value("chats").run()
-    at.selectbox(key="rm_template").set_value("chatml").run()
+    at.radio(key="w_rm_source").set_value("chats").run()
+    at.selectbox(key="w_rm_template").set_value("chatml").run()
     assert not at.exception, at.exception
     table = next(d.value for d in at.dataframe if "prompt text" in d.value.columns)
     assert table["prompt text"][0] == "<|im_start|>system\nYou write Python.<|im_end|>\n<|im_start|>user\n" \

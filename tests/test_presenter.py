@@ -127,7 +127,8 @@ def test_the_real_models_settings_fold_into_expanders():
     folded = options_of(at)
     assert len(folded) == 3
     keys = {w.key for e in folded for w in (*e.radio, *e.number_input)}
-    assert {"rm_dtype", "rm_arrivals", "rm_source", "rm_prompt_seed", "rm_budget", "rm_max_seqs", "rm_first"} <= keys
+    assert {"w_rm_dtype", "w_rm_arrivals", "w_rm_source", "w_rm_prompt_seed", "w_rm_budget", "w_rm_max_seqs",
+            "w_rm_first"} <= keys
     assert at.button(key="rm_run")
 
 

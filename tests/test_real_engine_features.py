@@ -449,7 +449,7 @@ def test_the_real_model_page_shows_speculation_swaps_and_graphs():
         for name, value in codec.flat(policy).items():
             at.session_state[f"{WIDGET}rm_policy_{side}_{name}"] = codec.shown(name, value)
     at.run()
-    at.number_input(key="rm_kv_blocks").set_value(100).run()
+    at.number_input(key="w_rm_kv_blocks").set_value(100).run()
     at.button(key="rm_run").click().run(timeout=300)
     assert not at.exception, at.exception
     results = at.session_state["real_model"].shown.results
@@ -569,7 +569,7 @@ def test_the_real_model_page_measures_what_a_shared_system_prompt_saves():
     from tests.test_app import open_page
 
     at = open_page("pages/real_model.py")
-    at.radio(key="rm_source").set_value("shared_prompt").run()
+    at.radio(key="w_rm_source").set_value("shared_prompt").run()
     state = at.session_state["real_model"]
     assert not state.policy_a.prefix_cache and state.policy_b.prefix_cache
     assert any("You review Python" in c.value for c in at.caption)

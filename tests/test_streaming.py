@@ -357,7 +357,7 @@ def test_the_real_model_page_runs_a_slow_reader_and_a_client_that_leaves(source)
     from tests.test_app import open_page
 
     at = open_page("pages/real_model.py")
-    at.radio(key="rm_source").set_value(source).run()
+    at.radio(key="w_rm_source").set_value(source).run()
     policy_b = at.session_state["real_model"].policy_b
     assert policy_b.stream_credits == (4 if source == "slow_reader" else None)
     at.button(key="rm_run").click().run(timeout=300)

@@ -33,7 +33,7 @@ from . import lab_state
 from .charts import graph_chart, swap_chart
 from .i18n import t
 from .numbers import duration, number, share, signed
-from .session import page_state
+from .session import WIDGET, page_state
 from .tables import metric_label, policy_name, shown
 from .text import md_escape
 
@@ -63,11 +63,23 @@ class ModelRun:
     calibrations: list[Calibration]
 
 
+SOURCES = ("mixed", "short_chats", "long_outputs", "chats", "shared_prompt", "slow_reader", "disconnect", "lab")
+
+
 @dataclass(slots=True)
 class RealModelState:
-    """The real-model page's session state, under STATE_KEY: the policies its forms edit, the runs shown, and the
-    policy last given to the lab (its side, draft tokens and acceptance). Its other widgets keep their own state,
-    under their keys."""
+    """The real-model page's session state, under STATE_KEY: the settings its widgets keep (session.kept, each
+    widget's key "rm_" + the field's name), the policies its forms edit, the runs shown, and the policy last given
+    to the lab (its side, draft tokens and acceptance)."""
+    dtype: str = DTYPES[0]
+    arrivals: str = "tick"  # the unit of the trace's arrivals: "tick" (one an iteration) or "ms"
+    source: str = SOURCES[0]  # the trace served: a preset, or "lab"
+    prompt_seed: int = 0
+    template: str = "none"  # sim.trace.chat.TEMPLATES
+    budget: int = 512  # the token budget
+    max_seqs: int = 8  # 0: no limit
+    kv_blocks: int = 0  # 0: room for every slot
+    first: str = "decode"  # the first token's mode (sim.core.config.FIRST_TOKEN_MODES)
     policy_a: Policy = field(default_factory=lambda: Policy(batching="static"))
     policy_b: Policy = field(default_factory=Policy)
     shown: ModelRun | None = None
@@ -162,9 +174,9 @@ SCENARIO_POLICIES = {"slow_reader": (Policy(), Policy(stream_credits=STREAM_CRED
 
 
 def choose_scenario() -> None:
-    """The trace source just chosen: a scenario about streaming puts its policies in the forms (their widgets
-    then show them)."""
-    chosen = SCENARIO_POLICIES.get(st.session_state.get("rm_source"))
+    """(The source radio's callback) The trace source just chosen, as its widget holds it (the callback runs before
+    the page keeps it): a scenario about streaming puts its policies in the forms (their widgets then show them)."""
+    chosen = SCENARIO_POLICIES.get(st.session_state.get(WIDGET + "rm_source"))
     if chosen is None:
         return
     for side, policy in zip("ab", chosen):
