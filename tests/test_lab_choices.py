@@ -205,3 +205,31 @@ def test_the_trace_sources_settings_survive_a_page_switch_and_make_what_they_say
     at.button(key="sw_gen_make").click().run()
     assert not at.exception, at.exception
     assert len(at.session_state["sweep"].generated) == 300
+
+
+def test_the_real_model_pages_settings_survive_a_page_switch():
+    """What a user set on the real-model page (the trace served, its prompts, the budgets, the arrival unit) is
+    kept in the page's state when they leave it, and its widgets show it when they come back."""
+    at = open_lab()
+    at.switch_page("pages/real_model.py").run()
+    at.radio(key="w_rm_source").set_value("shared_prompt").run()  # a scenario: its callback sets the policies
+    assert at.session_state["real_model"].policy_b.prefix_cache
+    at.radio(key="w_rm_arrivals").set_value("ms")
+    at.number_input(key="w_rm_prompt_seed").set_value(7)
+    at.selectbox(key="w_rm_template").set_value("chatml")
+    at.number_input(key="w_rm_budget").set_value(256)
+    at.number_input(key="w_rm_max_seqs").set_value(4)
+    at.number_input(key="w_rm_kv_blocks").set_value(100)
+    at.radio(key="w_rm_first").set_value("prefill").run()
+    at.switch_page("pages/home.py").run()
+    at.switch_page("pages/real_model.py").run()
+    assert not at.exception, at.exception
+    shown = {key: widget(key=f"w_rm_{key}").value for key, widget in (
+        ("source", at.radio), ("arrivals", at.radio), ("prompt_seed", at.number_input), ("template", at.selectbox),
+        ("budget", at.number_input), ("max_seqs", at.number_input), ("kv_blocks", at.number_input),
+        ("first", at.radio), ("dtype", at.radio))}
+    assert shown == {"source": "shared_prompt", "arrivals": "ms", "prompt_seed": 7, "template": "chatml",
+                     "budget": 256, "max_seqs": 4, "kv_blocks": 100, "first": "prefill", "dtype": "float32"}
+    state = at.session_state["real_model"]
+    assert (state.source, state.budget, state.first) == ("shared_prompt", 256, "prefill")
+    assert state.policy_b.prefix_cache  # the scenario's policy, kept
