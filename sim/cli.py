@@ -8,11 +8,12 @@ import os
 import sys
 from dataclasses import replace
 
+from .core.cluster import Routing, simulate_cluster
 from .core.config import STATIC_UNSUPPORTED, Config, ConfigError, Policy
 from .core.engine import simulate
 from .options import InputError, Parser, add_run_options, config_and_policy, load_trace
-from .report.export import run_json, run_json_text, summary_text, table
-from .report.metrics import compute
+from .report.export import cluster_json, replicas_text, run_json, run_json_text, summary_text, table
+from .report.metrics import combine, compute
 from .trace.trace import SEED_BUDGET, SEED_CSV, Trace, TraceError, read_csv, write_csv, write_json
 
 
@@ -41,6 +42,11 @@ def _parser() -> Parser:
     run.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
     run.add_argument("--prometheus", metavar="PATH",
                      help="also write the run's metrics in Prometheus text format with vLLM's names")
+    run.add_argument("--replicas", type=int, default=1, help="identical engines, each with these budgets and "
+                     "options, behind a router (default 1)")
+    run.add_argument("--router", default="round-robin", help="how a request is placed when it arrives: "
+                     "round-robin, least-requests, least-tokens, prefix-affinity or random")
+    run.add_argument("--router-seed", type=int, default=0, help="the random router's seed")
 
     sweep = commands.add_parser("sweep", help="run policies over a range of one parameter; goodput and knees")
     add_run_options(sweep, policies=True)
@@ -89,6 +95,20 @@ def _run(trace: Trace, config: Config, policies: tuple[Policy | str, ...], as_js
     return "\n\n".join(summary_text(m) for _, m, _ in runs)
 
 
+def _run_cluster(trace: Trace, config: Config, policy: Policy, routing: Routing, as_json: bool) -> str:
+    """A fleet's run (sim.core.cluster): the overall figures, then a line a replica; or its JSON."""
+    run = simulate_cluster(trace, config, policy, routing)
+    parts = []
+    for schedule in run.schedules:
+        emitted = schedule.emitted(compact=True)
+        parts.append((schedule, compute(schedule, emitted=emitted), emitted))
+    overall = combine(parts, run.placed, run.local)
+    if as_json:
+        return json.dumps(cluster_json(run, parts, overall), separators=(",", ":"), check_circular=False)
+    return (f"{routing.replicas} replicas behind {routing.router}\n\n" + summary_text(overall) + "\n\n"
+            + replicas_text(parts))
+
+
 def _sweep(args) -> str:
     from .report.sweep import Entry, knees, parse_sweep, sweep
 
@@ -131,8 +151,14 @@ def main(argv: list[str] | None = None) -> int:
         args = _parser().parse_args(argv)
         if args.command == "run":
             config, policy = config_and_policy(args)
-            sys.stdout.write(_run(load_trace(args), config, (policy,), args.json, args.prometheus,
-                                  args.ms_per_tick))
+            routing = Routing(args.replicas, args.router, args.router_seed)
+            if routing.replicas > 1:
+                if args.prometheus:
+                    raise InputError("--prometheus writes one engine's metrics: leave it out with --replicas")
+                sys.stdout.write(_run_cluster(load_trace(args), config, policy, routing, args.json))
+            else:
+                sys.stdout.write(_run(load_trace(args), config, (policy,), args.json, args.prometheus,
+                                      args.ms_per_tick))
             sys.stdout.write("\n")
         elif args.command == "sweep":
             sys.stdout.write(_sweep(args) + "\n")

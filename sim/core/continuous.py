@@ -36,8 +36,9 @@ class Continuous(Scheduler):
     # prompt's at admission; on with `kv_admission` chunk, and in vLLM's own scheduler (sim.core.presets.VllmV1).
     chunk_blocks = False
 
-    def __init__(self, trace: Trace, config: Config, policy: Policy, unit: str | None = None):
-        super().__init__(trace, config, policy, unit)
+    def __init__(self, trace: Trace, config: Config, policy: Policy, unit: str | None = None,
+                 routed: bool = False):
+        super().__init__(trace, config, policy, unit, routed)
         self.prefill_first = policy.mixing == "prefill-first"
         self.decode_cost = 1 + policy.spec_tokens  # token-work of one decoder's step
         self.chunk = policy.chunk_size or NEVER
@@ -82,7 +83,7 @@ class Continuous(Scheduler):
         room, the decoders paused for their client). After a preemption for room this iteration admits and swaps
         in nobody (as vLLM does), since the blocks just freed are for the requests still running, or a victim
         could take them back every time."""
-        if self.arrived < len(self.requests) and self.requests[self.arrived].arrival <= (
+        if self.arrived < self.routed and self.requests[self.arrived].arrival <= (
                 now if self.clock is None else self.clock):
             self.arrive_until(now)
         if self.starts_plainly:
@@ -291,10 +292,16 @@ class Continuous(Scheduler):
         running, queue, requests, phase = self.phases.running, self.queue, self.requests, self.phases.of
         free = len(running) < self.seq_limit and not (self.swaps and self.memory.waiting_swapped())
         j, joined = self.arrived, 0  # joined: of the arrivals looked at, those that would join the queue
+        states, routed = self.states, self.routed
 
         def first(until: float, before: bool) -> float | None:
             nonlocal j, joined
             while j < len(requests) and (requests[j].arrival < until if before else requests[j].arrival <= until):
+                if j >= routed:  # not placed yet: if it comes here, the executor cuts the run then (Runner.offer)
+                    return None
+                if states[j] is None:  # placed on another replica
+                    j += 1
+                    continue
                 fits = not (self.kv_cache and self.never_fits(j))
                 # (under lpm an arrival with a cached prefix may sort ahead of the head that blocks)
                 blocked = queue.head_of_line and (queue.count or joined) and not (

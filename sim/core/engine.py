@@ -34,7 +34,8 @@ def run(scheduler: Scheduler, max_repeat: int = NEVER, arrivals_on_iterations: b
     the merged run to that one). `arrivals_on_iterations`: arrivals are read on the count of iterations run, as
     the real engine reads a trace in ticks (gpu_demo.engine.run), while time follows the cost model."""
     with collector_paused():
-        return _run(scheduler, max_repeat, arrivals_on_iterations)
+        Runner(scheduler, max_repeat, arrivals_on_iterations).advance()
+        return scheduler.schedule
 
 
 @contextmanager
@@ -52,41 +53,116 @@ def collector_paused():
             gc.enable()
 
 
-def _run(scheduler: Scheduler, max_repeat: int, arrivals_on_iterations: bool) -> Schedule:
-    plan, commit, cost = scheduler.plan, scheduler.commit, scheduler.config.cost
-    ticks = cost.kind == "ticks"
-    if cost.reads_context and not arrivals_on_iterations and hasattr(scheduler, "time_ahead"):
-        scheduler.time_ahead(partial(length, scheduler))  # (runs of iterations reading more each round merge)
-    now, count = 0, 0
-    # Iterations with no token-work only wait for swap-ins; more in a row than swaps could need is a bug that
-    # must end in an error, never a hang.
-    idle, idle_limit = 0, 1000 + scheduler.config.swap_cost * (len(scheduler.requests) + 1)
-    while scheduler.remaining:
-        iteration = plan(now, 1, clock=count) if arrivals_on_iterations else plan(now, max_repeat)
-        if iteration is None:
-            when, credit = scheduler.wake(one_clock=not arrivals_on_iterations)
-            if credit:  # a paused decoder's client will have read enough then (ticks: at the boundary after it)
-                now = max(now + 1, math.ceil(when)) if ticks else max(when, now + 1e-9)
+class Runner:
+    """The executor's loop over one scheduler: plan, time, commit, and when a plan runs nothing, wait for what
+    Scheduler.wake says. `advance(until)` runs every iteration that starts before `until` and stops there, so a
+    router (sim.core.cluster) can place the arrival at `until` with each replica as it stands; by default it runs
+    to the end.
+
+    A run of merged iterations that would go on past `until` is held (`pending`) rather than cut: its first
+    iterations are what starts before `until`, and nobody finishes or comes in during it, so it changes no count a
+    router reads but the tokens its decoders make (`made_ahead`). When the router places the arrival here, the
+    run is cut to the iterations that start before it and committed (`offer`), so the next plan sees it; when it
+    places it elsewhere, the run stays whole. Merging never changes a schedule, so either way the replica's is
+    the one it would make alone."""
+
+    def __init__(self, scheduler: Scheduler, max_repeat: int = NEVER, arrivals_on_iterations: bool = False):
+        self.scheduler, self.max_repeat, self.on_iterations = scheduler, max_repeat, arrivals_on_iterations
+        cost = scheduler.config.cost
+        self.ticks = cost.kind == "ticks"
+        if cost.reads_context and not arrivals_on_iterations and hasattr(scheduler, "time_ahead"):
+            scheduler.time_ahead(partial(length, scheduler))  # (runs of iterations reading more each round merge)
+        self.now, self.count = 0, 0
+        self.waiting = False  # the last plan ran nothing: what comes next is what Scheduler.wake says
+        self.pending: tuple[Iteration, float, float] | None = None  # a run held past `until`: (it, start, end)
+        # Iterations with no token-work only wait for swap-ins; more in a row than swaps could need is a bug that
+        # must end in an error, never a hang.
+        self.idle, self.idle_limit = 0, 1000 + scheduler.config.swap_cost * (len(scheduler.requests) + 1)
+
+    def advance(self, until: float = math.inf) -> None:
+        scheduler, ticks, on_iterations = self.scheduler, self.ticks, self.on_iterations
+        plan = scheduler.plan
+        while scheduler.remaining:
+            if self.pending is not None:
+                it, start, end = self.pending
+                if self.starts_before(until) < it.repeat:
+                    return
+                self.pending = None
+                self.commit(it, start, end)
                 continue
-            if when is None:
-                if not scheduler.remaining:
-                    break  # the last requests were cancelled or rejected in that plan
-                raise RuntimeError("requests are left but nothing can run")  # a scheduler bug, never a hang
-            if arrivals_on_iterations:
-                count = max(count + 1, math.ceil(when))
-            else:
-                now = when if when > now else now + (1 if ticks else 1e-9)
-            continue
-        if iteration.ends:  # (their lengths differ, each as the iteration alone would take: added up the same)
-            end = iteration.ends[-1]
-        else:
-            end = now + (1 if ticks else length(scheduler, iteration)) * iteration.repeat
-        commit(iteration, now, end)
-        now, count = end, count + iteration.repeat
-        idle = idle + 1 if not iteration.prefill_tokens and not iteration.decode_work else 0
-        if idle > idle_limit:
-            raise RuntimeError(f"the scheduler made no progress for {idle} iterations at time {now}")
-    return scheduler.schedule
+            if self.waiting:
+                when, credit = scheduler.wake(one_clock=not on_iterations)
+                if when is None:
+                    if until < math.inf:
+                        return  # (a replica with nothing to do until the router places a request here)
+                    raise RuntimeError("requests are left but nothing can run")  # a scheduler bug, never a hang
+                now = self.now
+                if credit:  # a paused decoder's client will have read enough then (ticks: at the boundary after it)
+                    now = max(now + 1, math.ceil(when)) if ticks else max(when, now + 1e-9)
+                elif on_iterations:
+                    self.count = max(self.count + 1, math.ceil(when))
+                else:
+                    now = when if when > now else now + (1 if ticks else 1e-9)
+                if now >= until:
+                    return  # (the arrival at `until` may come here first)
+                self.now, self.waiting = now, False
+                continue
+            now = self.now
+            if now >= until:
+                return
+            iteration = plan(now, 1, clock=self.count) if on_iterations else plan(now, self.max_repeat)
+            if iteration is None:
+                self.waiting = True
+                continue
+            # (the lengths of `ends` differ, each as the iteration alone would take: added up the same)
+            end = iteration.ends[-1] if iteration.ends else now + (
+                1 if ticks else length(scheduler, iteration)) * iteration.repeat
+            if iteration.repeat > 1 and until < math.inf:
+                self.pending = iteration, now, end  # (committed once its iterations all start before a placing)
+                continue
+            self.commit(iteration, now, end)
+
+    def starts_before(self, when: float) -> int:
+        """How many of the pending run's iterations start before `when`."""
+        it, start, end = self.pending
+        if when >= end:
+            return it.repeat
+        if it.ends:  # (iteration k + 1 starts at ends[k])
+            return 1 + sum(1 for t in it.ends[:-1] if t < when)
+        return min(it.repeat, self.scheduler.steps_until(when, start, self.length(it)))
+
+    def made_ahead(self, until: float) -> int:
+        """Tokens the pending run's decoders make in its iterations that start before `until` (0: none held)."""
+        if self.pending is None:
+            return 0
+        return self.starts_before(until) * len(self.pending[0].decoding)
+
+    def offer(self, i: int, mine: bool, arrival: float) -> None:
+        """The router placed request i (arriving at `arrival`): here (`mine`), or on another replica. Placed here,
+        a pending run is cut to its iterations that start before the arrival, and committed."""
+        self.scheduler.offer(i, mine)
+        if not mine or self.pending is None:
+            return
+        it, start, end = self.pending
+        repeat = self.starts_before(arrival)
+        self.pending = None
+        if repeat < it.repeat:
+            if it.ends:
+                it.ends = it.ends[:repeat] if repeat > 1 else ()
+            it.repeat = repeat
+            end = it.ends[-1] if it.ends else start + self.length(it) * repeat  # (as the loop times it)
+        self.commit(it, start, end)
+
+    def length(self, it: Iteration) -> float:
+        """One iteration's time: a tick, or the latency model's."""
+        return 1 if self.ticks else length(self.scheduler, it)
+
+    def commit(self, iteration: Iteration, now: float, end: float) -> None:
+        self.scheduler.commit(iteration, now, end)
+        self.now, self.count = end, self.count + iteration.repeat
+        self.idle = self.idle + 1 if not iteration.prefill_tokens and not iteration.decode_work else 0
+        if self.idle > self.idle_limit:
+            raise RuntimeError(f"the scheduler made no progress for {self.idle} iterations at time {end}")
 
 
 def length(scheduler: Scheduler, it: Iteration, ahead: int = 0) -> float:

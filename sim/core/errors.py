@@ -30,6 +30,7 @@ MESSAGES = {
     "release_needs_credits": "applies only with stream credits (a request is paused only then)",
     "lpm_needs_cache": "lpm orders by the prefix found in the prefix cache: turn prefix caching on",
     "cache_needs_kv": "caches KV blocks: give the KV cache a size (kv_blocks)",
+    "affinity_needs_cache": "prefix-affinity reads each replica's prefix cache: turn prefix caching on",
     "spec_over_budget": "verifying {tokens} draft tokens costs {cost} token-work a request, more than the token "
                         "budget {budget}",
     "nano_budget": "nano-vllm prefills a preempted request's whole length in one step: the budget must hold the "

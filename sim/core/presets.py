@@ -54,12 +54,13 @@ class NanoVllm(Continuous):
        prefilled again), or itself when no other is left.
     Prefix caching is always on (nano-vllm hashes every full block); free blocks are reused oldest first."""
 
-    def __init__(self, trace: Trace, config: Config, policy: Policy, unit: str | None = None):
+    def __init__(self, trace: Trace, config: Config, policy: Policy, unit: str | None = None,
+                 routed: bool = False):
         if not config.kv_blocks:  # (its prefix cache is its KV cache's blocks)
             raise ConfigError("kv_blocks", "preset_needs_kv", preset=policy.preset)
         super().__init__(trace, config, Policy(prefix_cache=True, stream_credits=policy.stream_credits,
                                                release_paused=policy.release_paused, timeout=policy.timeout),
-                         unit)
+                         unit, routed)
         self.schedule.options = policy  # (what was asked for: the preset)
         longest = max((r.prompt + r.output - 1 for r in trace.requests), default=0)
         if longest > config.token_budget:  # (nano-vllm asserts max_num_batched_tokens >= max_model_len)
@@ -136,8 +137,9 @@ class VllmV1(Continuous):
       and chunks after are that same order."""
     chunk_blocks = True
 
-    def __init__(self, trace: Trace, config: Config, policy: Policy, unit: str | None = None):
-        super().__init__(trace, config, policy, unit)
+    def __init__(self, trace: Trace, config: Config, policy: Policy, unit: str | None = None,
+                 routed: bool = False):
+        super().__init__(trace, config, policy, unit, routed)
         self.memory.prefix.unhashed_first = True
 
 

@@ -48,25 +48,26 @@ class Scheduler:
     """The parts every policy shares, and the moves between phases; `Continuous` and `Static` decide the
     iterations."""
 
-    def __init__(self, trace: Trace, config: Config, policy: Policy, unit: str | None = None):
-        """`unit` is the time unit of the executor's clock (default: its cost model's, ticks or ms)."""
+    def __init__(self, trace: Trace, config: Config, policy: Policy, unit: str | None = None,
+                 routed: bool = False):
+        """`unit` is the time unit of the executor's clock (default: its cost model's, ticks or ms). `routed`: a
+        replica behind a router (sim.core.cluster): the trace is every request the router will place, and a
+        request is this scheduler's only once `offer` gives it to it; the others never arrive here."""
         check_runnable(trace, config, policy)
         requests = self.requests = trace.requests
         self.config, self.policy = config, policy
         self.seq_limit = config.seq_limit
-        self.schedule = Schedule(policy.batching, config, [
-            RequestTimeline(r.name, r.arrival, r.prompt, r.output, tenant=r.tenant, priority=r.priority,
-                            read_rate=config.read_rate if r.read_rate is None else r.read_rate,
-                            disconnect_at=r.disconnect_at)
-            for r in requests], unit=unit or config.cost.unit, options=policy)
-        states = self.states = [RequestState(i, r, self.schedule.requests[i], r.prompt)
-                                for i, r in enumerate(requests)]
-        if policy.spec_tokens:
-            for s in states:
-                s.rng = random.Random(policy.seed * 1_000_003 + s.index)
+        self.schedule = Schedule(policy.batching, config, [], unit=unit or config.cost.unit, options=policy)
         self.phases = Phases(len(requests))
+        self.states: list[RequestState | None] = [None] * len(requests)  # (None: placed on another replica)
+        # requests[:routed] are placed (all of them, unless routed), requests[:arrived] have arrived
+        self.routed, self.arrived = (0 if routed else len(requests)), 0
+        self.remaining = 0  # requests of this scheduler's not done yet
+        if not routed:
+            self.schedule.requests = [self.new_state(i).timeline for i in range(len(requests))]
+        states = self.states
         self.rounds = DecodeRounds(states if config.cost.kind == "profile" else None)
-        self.stops = Stops(states, self.phases, policy.timeout)
+        self.stops = Stops([] if routed else states, self.phases, policy.timeout)
         self.quotas = dict(policy.tenant_quotas)
         # Under quotas the queue keeps each quota tenant's requests apart (0: tenants under no quota).
         self.quota_tenants = list(self.quotas)
@@ -74,16 +75,17 @@ class Scheduler:
                                                   else 0 for r in requests] if self.quotas else None)
         self.memory = Memory(config, policy, states)
         self.recorder = Recorder(self.schedule, states, self.rounds)
-        self.streams = Streams(policy, states, self.schedule.unit == "tick")
+        self.streams = Streams(policy, [] if routed else states, self.schedule.unit == "tick")
         self.overcommit = self.memory.overcommit
         self.kv_cache = bool(config.kv_blocks)  # (the memory holds a block pool)
         self.caches_prefixes = self.kv_cache and policy.prefix_cache
         self.swaps = policy.preempt == "swap"
-        self.has_stops = bool(self.stops)  # (no stop is ever added)
-        self.credits = bool(self.streams)  # a client's reads can hold a decoder back
+        # (a replica's requests come later: whether any could be stopped, or read slowly, is the whole trace's)
+        self.has_stops = bool(self.stops) if not routed else policy.timeout is not None or any(
+            r.cancel_at is not None or r.disconnect_at is not None for r in requests)
+        self.credits = bool(self.streams) if not routed else policy.stream_credits is not None and any(
+            (config.read_rate if r.read_rate is None else r.read_rate) is not None for r in requests)
         self.routes = bool(config.moe.experts)
-        self.arrived = 0  # requests[:arrived] have arrived
-        self.remaining = len(requests)  # requests not done yet
         self.last_tokens: list[tuple[int, int]] = []  # heap (decode round of its last token, request)
         self.prefill_emits = config.first_token == "prefill"
         self.reads_context = config.cost.reads_context
@@ -93,8 +95,40 @@ class Scheduler:
         if policy.order == "lpm":
             self.queue.prefix_found = self.memory.found_prefix
 
+    def new_state(self, i: int, local: int | None = None) -> RequestState:
+        """Request i becomes this scheduler's: its timeline and its state. `local`: its place among this
+        scheduler's requests, when that is not i (a replica's): speculation draws by it, as an engine serving only
+        them would."""
+        r, config = self.requests[i], self.config
+        timeline = RequestTimeline(r.name, r.arrival, r.prompt, r.output, tenant=r.tenant, priority=r.priority,
+                                   read_rate=config.read_rate if r.read_rate is None else r.read_rate,
+                                   disconnect_at=r.disconnect_at)
+        s = self.states[i] = RequestState(i, r, timeline, r.prompt)
+        if self.policy.spec_tokens:
+            s.rng = random.Random(self.policy.seed * 1_000_003 + (i if local is None else local))
+        self.remaining += 1
+        return s
+
+    def offer(self, i: int, mine: bool) -> None:
+        """A router placed request i, the next in arrival order: here (`mine`), or on another replica."""
+        self.routed = i + 1
+        if mine:
+            s = self.new_state(i, len(self.schedule.requests))
+            self.schedule.requests.append(s.timeline)
+            if self.has_stops:
+                self.stops.add(s)
+            if self.credits:
+                self.streams.add(s)
+        self.skip_others()
+
+    def skip_others(self) -> None:
+        """The next arrival is this scheduler's, or not placed yet: the requests placed elsewhere are passed."""
+        states = self.states
+        while self.arrived < self.routed and states[self.arrived] is None:
+            self.arrived += 1
+
     def next_arrival(self) -> float | None:
-        return self.requests[self.arrived].arrival if self.arrived < len(self.requests) else None
+        return self.requests[self.arrived].arrival if self.arrived < self.routed else None
 
     def next_event(self) -> float | None:
         """When something can next change while nothing runs: an arrival, the end of a swap-in or a released
@@ -172,10 +206,12 @@ class Scheduler:
         them. On a clock of its own (`self.clock`) a request's arrival is recorded as `now`, when it is seen."""
         requests, states, phase, clock = self.requests, self.states, self.phases.of, self.arrival_clock(now)
         push, budget = self.queue.push, 1 if self.policy.chunk_size else self.config.token_budget
-        while self.arrived < len(requests) and requests[self.arrived].arrival <= clock:
+        while self.arrived < self.routed and requests[self.arrived].arrival <= clock:
             i = self.arrived
             s = states[i]
             self.arrived = i + 1
+            if s is None:
+                continue  # placed on another replica
             if self.clock is not None:
                 s.timeline.arrival = now
             if phase[i] != WAITING:
@@ -186,6 +222,7 @@ class Scheduler:
                 self.end(i, s.timeline.arrival, "rejected", "reject")
             else:  # (its admission cost: nothing of its prompt is prefilled yet)
                 push(i, min(s.target, budget))
+        self.skip_others()
 
     def end(self, i: int, when: float, reason: str, event: str) -> None:
         """Request i ends without finishing (cancelled or rejected) at `when`, its wait drawn up to then."""

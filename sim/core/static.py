@@ -16,8 +16,9 @@ class Static(Scheduler):
     many ticks as the token budget needs; then every member holds its slot, as padding once done, until the
     longest finishes. A cancelled member stops but, like a finished one, its slot stays padding."""
 
-    def __init__(self, trace: Trace, config: Config, policy: Policy, unit: str | None = None):
-        super().__init__(trace, config, policy, unit)
+    def __init__(self, trace: Trace, config: Config, policy: Policy, unit: str | None = None,
+                 routed: bool = False):
+        super().__init__(trace, config, policy, unit, routed)
         self.batch: list[int] = []
         self.next_prefill = 0  # position in the batch of the prompt being prefilled
         self.prefilled_now = 0  # tokens of that prompt already prefilled

@@ -10,19 +10,24 @@ from .request import DONE, RUNNING, Phases, RequestState
 class Stops:
     def __init__(self, states: list[RequestState], phases: Phases, timeout: int | None):
         self.phase = phases.of  # (read only: whether a request is done, or running)
+        self.timeout = timeout
         self.heap: list[tuple[float, int]] = []  # (stop time, request)
         if timeout is None and not any(s.request.cancel_at is not None or s.request.disconnect_at is not None
                                        for s in states):
             return  # (nobody is ever stopped)
         for s in states:
-            r = s.request
-            stops = [(t, reason) for t, reason in ((r.cancel_at, "cancelled"), (r.disconnect_at, "disconnected"),
-                                                   (None if timeout is None else r.arrival + timeout, "cancelled"))
-                     if t is not None]
-            if stops:
-                s.stop_at, s.stop_reason = min(stops)
-                self.heap.append((s.stop_at, s.index))
+            self.add(s, push=False)
         heapq.heapify(self.heap)
+
+    def add(self, s: RequestState, push: bool = True) -> None:
+        """Request s's stop, if it has one (`push`: into the heap as it is; else the caller heapifies)."""
+        r, timeout = s.request, self.timeout
+        stops = [(t, reason) for t, reason in ((r.cancel_at, "cancelled"), (r.disconnect_at, "disconnected"),
+                                               (None if timeout is None else r.arrival + timeout, "cancelled"))
+                 if t is not None]
+        if stops:
+            s.stop_at, s.stop_reason = min(stops)
+            (heapq.heappush if push else list.append)(self.heap, (s.stop_at, s.index))
 
     def __bool__(self) -> bool:
         return bool(self.heap)

@@ -97,13 +97,16 @@ class Streams:
         self.credits, self.step = policy.stream_credits, 1 + policy.spec_tokens
         self.ticks = ticks
         self.readers: dict[int, Reader] = {}
-        if self.credits is not None:
-            for s in states:
-                rate = s.timeline.read_rate
-                if rate is not None:
-                    self.readers[s.index] = Reader(rate)
+        for s in states:
+            self.add(s)
         self.held: list[tuple[float, int]] = []  # heap (when its client has room again, request)
         self.held_until: dict[int, float] = {}  # the requests in `held`
+
+    def add(self, s: RequestState) -> None:
+        """Request s's reader, when credits bound what its client may hold unread."""
+        rate = s.timeline.read_rate
+        if self.credits is not None and rate is not None:
+            self.readers[s.index] = Reader(rate)
 
     def __bool__(self) -> bool:
         return bool(self.readers)

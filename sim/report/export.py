@@ -374,3 +374,34 @@ def chrome_trace(schedules: list[Schedule], microseconds_per_unit: float = 1000.
                            "args": dict.fromkeys(work, 0)})
     return {"traceEvents": events, "displayTimeUnit": "ms",
             "otherData": {"policies": [s.policy for s in schedules], "unit": schedules[0].unit if schedules else ""}}
+
+
+def cluster_json(run, parts: list[tuple[Schedule, Metrics, list[Sequence[float]]]], overall: Metrics) -> dict:
+    """run_json of a fleet (sim.core.cluster.ClusterRun, with each replica's Schedule, Metrics and emitted times,
+    and their combined Metrics): the overall fields over every request, `routing` and `replicas` (one entry a
+    replica), each request with its `replica`, in the trace's order, and every replica's steps, each with its
+    `replica`, in time order."""
+    rows, steps, replicas = [], [], []
+    for k, (schedule, metrics, emitted) in enumerate(parts):
+        names = [r.name for r in schedule.requests]
+        rows.append([{**row, "replica": k} for row in _request_rows(schedule, metrics, emitted)])
+        steps += [{**row, "replica": k} for row in _step_rows(schedule, names)]
+        entry = {"index": k, "role": "mixed", "requests": len(schedule.requests), "makespan": _number(metrics.makespan),
+                 "throughput": _number(metrics.throughput), "kv_blocks_peak": metrics.kv_peak}
+        if caches(schedule):
+            entry["prefix_cache"] = {"queried_tokens": metrics.prefix_queried, "hit_tokens": metrics.prefix_hits,
+                                     "hit_rate": _number(metrics.prefix_hit_rate)}
+        replicas.append(entry)
+    steps.sort(key=lambda row: (row["start"], row["replica"]))
+    routing = run.routing
+    return {**_overall_json(parts[0][0], overall),
+            "routing": {"replicas": routing.replicas, "router": routing.router, "seed": routing.seed},
+            "replicas": replicas, "requests": [rows[k][i] for k, i in zip(run.placed, run.local)], "steps": steps}
+
+
+def replicas_text(parts: list[tuple[Schedule, Metrics, list[Sequence[float]]]]) -> str:
+    """One line a replica: its requests, makespan, throughput and TTFT p50 (and its prefix cache's hit rate)."""
+    rows = [[k, len(s.requests), m.makespan, m.throughput, m.percentiles["ttft"][50], m.percentiles["ttft"][99]]
+            + ([m.prefix_hit_rate] if caches(s) else []) for k, (s, m, _) in enumerate(parts)]
+    headers = ["replica", "requests", "makespan", "throughput", "ttft_p50", "ttft_p99"]
+    return table(headers + (["prefix_hit_rate"] if caches(parts[0][0]) else []), rows)

@@ -6,7 +6,7 @@ import math
 from bisect import bisect_right
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import accumulate
 from operator import attrgetter, sub
 from typing import NamedTuple
@@ -334,3 +334,38 @@ def slowest_prompt(metrics: Metrics, share: float = 0.01) -> float | None:
     timed = sorted((r for r in metrics.requests if r.ttft is not None), key=attrgetter("ttft"), reverse=True)
     slow = timed[:max(1, round(len(timed) * share))]
     return sum(r.prompt for r in slow) / len(slow) if slow else None
+
+
+def combine(parts: Sequence[tuple[Schedule, Metrics, list[Sequence[float]]]], placed: Sequence[int],
+            local: Sequence[int]) -> Metrics:
+    """The metrics of a fleet (sim.core.cluster): each replica's (Schedule, Metrics, emitted times) and where each
+    request of the trace went. Requests are in the trace's order, and the percentiles (every inter-token gap too)
+    are over all of them; totals add up; time is the fleet's (the latest replica's makespan), so throughput is
+    the fleet's. Utilization is the token-work done over what every replica's budget could have done then; the
+    KV peak is the fullest replica's, and the KV mean the replicas' mean."""
+    metrics = [m for _, m, _ in parts]
+    first = metrics[0]
+    requests = tuple(metrics[k].requests[i] for k, i in zip(placed, local))
+    makespan = max(m.makespan for m in metrics)
+    per_time = (lambda x: x / makespan) if makespan else (lambda x: 0.0)
+    totals = {name: sum(getattr(m, name) for m in metrics) for name in (
+        "output_tokens", "prefill_tokens", "decode_tokens", "padding_waste", "goodput_requests", "goodput_tokens",
+        "finished", "cancelled", "rejected", "preemptions", "recomputed_tokens", "swapped_blocks", "wasted_tokens",
+        "unsent_tokens", "prefix_queried", "prefix_hits", "disconnected", "graph_padding", "spec_accepted")}
+    if first.unit == "tick":
+        capacity = first.token_budget * makespan * len(parts)
+    else:  # (a latency model's utilization is per iteration run)
+        capacity = first.token_budget * sum(_step_totals(s).iterations for s, _, _ in parts)
+    gaps = Counter()
+    for _, _, emitted in parts:
+        gaps.update(gap_counts(emitted))
+    peaks = [m.kv_peak for m in metrics if m.kv_peak is not None]
+    means = [m.kv_mean for m in metrics if m.kv_mean is not None]
+    return replace(
+        first, requests=requests, makespan=makespan, throughput=per_time(totals["output_tokens"]),
+        request_throughput=per_time(totals["finished"]),
+        utilization=(totals["prefill_tokens"] + totals["decode_tokens"]) / capacity if capacity else 0.0,
+        percentiles={**{name: percentiles([v for v in map(attrgetter(name), requests) if v is not None])
+                        for name in LATENCIES}, "itl": weighted_percentiles(gaps)},
+        slo_attainment=totals["goodput_requests"] / len(requests) if requests else 0.0,
+        kv_peak=max(peaks) if peaks else None, kv_mean=sum(means) / len(means) if means else None, **totals)

@@ -1477,6 +1477,7 @@ TEXTS = {
     "cfg_err_lpm_needs_cache": (
         "longest prefix match orders by the prefix found in the prefix cache: turn prefix caching on"),
     "cfg_err_cache_needs_kv": "prefix caching keeps its blocks in the KV cache: give the KV cache a size",
+    "cfg_err_affinity_needs_cache": "prefix-affinity routing reads each replica's prefix cache: turn prefix caching on",
     "cfg_err_spec_over_budget": (
         "verifying {tokens} draft tokens costs {cost} token-work a request, more than the token budget {budget}"),
     "cfg_err_nano_budget": (

@@ -1411,6 +1411,7 @@ TEXTS = {
     "cfg_err_release_needs_credits": "只在设置了流式额度时适用（只有那时请求才会被暂停）",
     "cfg_err_lpm_needs_cache": "最长前缀匹配按前缀缓存中找到的前缀排序：请打开前缀缓存",
     "cfg_err_cache_needs_kv": "前缀缓存把它的 block 放在 KV cache 里：请给 KV cache 设定大小",
+    "cfg_err_affinity_needs_cache": "前缀亲和路由读取每个副本的前缀缓存：请打开前缀缓存",
     "cfg_err_spec_over_budget": (
         "验证 {tokens} 个草稿 token 每个请求要花 {cost} 个 token-work，超过了 token 预算 {budget}"),
     "cfg_err_nano_budget": (

@@ -1,0 +1,162 @@
+"""Many engines behind a router: `--replicas N` identical engines, each the one scheduler with the run's budgets,
+KV cache and options, and a router that places each request on one of them when it arrives.
+
+Routing is a layer above the scheduler. Requests are placed in arrival order, each offered to every replica
+(engine.Runner.offer, Scheduler.offer): it becomes the chosen one's, and the others pass it by. A router that
+reads the replicas (least-requests, least-tokens, prefix-affinity) sees each as it stands when the request
+arrives: before the request arriving at t is placed, every replica runs each iteration that starts before t
+(Runner.advance), as a router reads an engine's stats after its latest step. A run of merged decode iterations
+that goes past t is held, not cut (it changes no count a router reads), and is cut at t only if the request is
+placed on its replica: merging never crosses an arrival that routing places there. Round-robin and random read no
+replica, so every request is placed first and each replica then runs alone. Either way each replica's schedule is
+the one a single engine makes of the requests placed on it alone: a test holds every router to that.
+
+The routers (`ROUTERS`); `n` is the number of replicas:
+- round-robin: the i-th request in arrival order goes to replica i mod n. O(1) a request.
+- random: a replica drawn uniformly, seeded by `seed`. O(1).
+- least-requests: the fewest requests waiting or running (placed there and not done); ties go to the lowest
+  index. O(n).
+- least-tokens: the fewest outstanding tokens, each such request's prompt left to prefill plus its output left to
+  make; ties likewise. O(n + the requests outstanding), as it sums them.
+- prefix-affinity: the replica whose prefix cache holds the longest prefix of the request's blocks (ties: fewer
+  requests, then the lowest index). When no replica holds any, or when the load is out of balance, it falls back
+  to least-requests. Out of balance follows SGLang's cache-aware router (its defaults, as the SGLang Model Gateway
+  documents them): the busiest replica has more than BALANCE_ABS requests more than the idlest, and more than
+  BALANCE_REL times as many. SGLang's router matches against a radix tree of the prompts it has sent each worker;
+  this one reads each replica's own prefix cache, as routers fed by the engines' KV events do (Dynamo, llm-d), so
+  a block that was evicted is not counted. O(n x the request's blocks).
+"""
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from ..trace.trace import Trace
+from .config import Config, ConfigError, Policy
+from .engine import Runner, collector_paused
+from .errors import choice, whole
+from .policies import make_scheduler
+from .prefix import block_keys
+from .request import DONE
+from .schedule import Schedule
+
+ROUTERS = ("round-robin", "least-requests", "least-tokens", "prefix-affinity", "random")
+BALANCE_ABS, BALANCE_REL = 64, 1.5  # prefix-affinity's load cap (SGLang's balance_abs / balance_rel thresholds)
+
+
+@dataclass(frozen=True, slots=True)
+class Routing:
+    """How many identical engines serve the trace, and how each request is placed on one."""
+    replicas: int = 1
+    router: str = "round-robin"
+    seed: int = 0  # the random router's draws
+
+    def __post_init__(self):
+        whole("replicas", self.replicas)
+        choice("router", self.router, ROUTERS)
+        whole("router_seed", self.seed, 0)
+
+
+@dataclass(slots=True)
+class ClusterRun:
+    """Each replica's Schedule (its requests in arrival order, numbered from 0 on it) and where each request of
+    the trace went."""
+    schedules: list[Schedule]
+    placed: list[int]  # by the trace's index: the replica the request was placed on
+    local: list[int]  # by the trace's index: its index among its replica's requests
+    routing: Routing
+
+
+def simulate_cluster(trace: Trace, config: Config, policy: Policy | str, routing: Routing) -> ClusterRun:
+    """The trace served by `routing.replicas` engines of `policy` and `config` behind `routing.router`."""
+    policy = Policy(batching=policy) if isinstance(policy, str) else policy
+    with collector_paused():
+        replicas = [make_scheduler(policy, trace, config, routed=True) for _ in range(routing.replicas)]
+        if routing.router == "prefix-affinity" and replicas[0].memory.prefix is None:
+            raise ConfigError("router", "affinity_needs_cache")
+        runners = [Runner(scheduler) for scheduler in replicas]
+        router = Router(routing, runners)
+        placed = []
+        for j, request in enumerate(trace.requests):
+            if router.reads_replicas:  # (round-robin and random read none: each replica runs later, alone)
+                for runner in runners:
+                    runner.advance(request.arrival)
+            chosen = router.place(j)
+            placed.append(chosen)
+            for k, runner in enumerate(runners):
+                runner.offer(j, k == chosen, request.arrival)
+        for runner in runners:
+            runner.advance()
+    local, counts = [], [0] * routing.replicas
+    for k in placed:
+        local.append(counts[k])
+        counts[k] += 1
+    for k, scheduler in enumerate(replicas):
+        _number_locally(scheduler.schedule, [local[j] if placed[j] == k else -1 for j in range(len(placed))])
+    return ClusterRun([s.schedule for s in replicas], placed, local, routing)
+
+
+def _number_locally(schedule: Schedule, local: list[int]) -> None:
+    """A replica's steps and events name its requests by the trace's index: by their index on it instead, the
+    index of its Schedule's timelines (what every reader of a Schedule expects)."""
+    for step in schedule.steps:
+        if step.changes:
+            step.changes = [local[c] if c >= 0 else ~local[~c] for c in step.changes]
+    schedule.events = [(when, kind, local[i]) for when, kind, i in schedule.events]
+
+
+class Router:
+    """Places each request, in arrival order, on one of the replicas (`place(j)`), reading them as they stand."""
+
+    def __init__(self, routing: Routing, runners: list[Runner]):
+        self.runners, self.replicas = runners, [runner.scheduler for runner in runners]
+        self.name, self.n = routing.router, len(runners)
+        self.reads_replicas = self.name not in ("round-robin", "random")
+        self.rng = random.Random(routing.seed)
+        self.outstanding: list[dict[int, None]] = [{} for _ in runners]  # least-tokens: requests not seen done
+
+    def place(self, j: int) -> int:
+        name = self.name
+        if name == "round-robin":
+            chosen = j % self.n
+        elif name == "random":
+            chosen = self.rng.randrange(self.n)
+        elif name == "least-requests":
+            chosen = self.least_requests()
+        elif name == "least-tokens":
+            left = [self.tokens_left(k, self.replicas[0].requests[j].arrival) for k in range(self.n)]
+            chosen = left.index(min(left))
+            self.outstanding[chosen][j] = None
+        else:
+            chosen = self.prefix_affinity(j)
+        return chosen
+
+    def least_requests(self) -> int:
+        """The replica with the fewest requests waiting or running (the lowest index of those tied)."""
+        loads = [s.remaining for s in self.replicas]
+        return loads.index(min(loads))
+
+    def tokens_left(self, k: int, now: float) -> int:
+        """The tokens replica k's requests not done still need at `now`: prompt left to prefill plus output left to
+        make (less what a run of decodes held past `now` makes in its iterations that start before it)."""
+        scheduler, outstanding = self.replicas[k], self.outstanding[k]
+        phase, states = scheduler.phases.of, scheduler.states
+        for i in [i for i in outstanding if phase[i] == DONE]:
+            del outstanding[i]
+        return sum(states[i].target - states[i].prefilled + states[i].output - scheduler.generated(i)
+                   for i in outstanding) - self.runners[k].made_ahead(now)
+
+    def prefix_affinity(self, j: int) -> int:
+        """The replica whose prefix cache holds the longest prefix of request j's blocks; least-requests when
+        none holds any or the load is out of balance (BALANCE_ABS, BALANCE_REL)."""
+        replicas = self.replicas
+        loads = [s.remaining for s in replicas]
+        busiest, idlest = max(loads), min(loads)
+        if busiest - idlest > BALANCE_ABS and busiest > BALANCE_REL * idlest:
+            return loads.index(idlest)
+        config, request = replicas[0].config, replicas[0].requests[j]
+        keys = block_keys(request, j, request.prompt, config.block_size, config.prefix_block)
+        held = [s.memory.prefix.cached(keys) for s in replicas]
+        if not max(held):
+            return loads.index(idlest)
+        return min(range(self.n), key=lambda k: (-held[k], loads[k], k))
