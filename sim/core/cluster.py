@@ -20,11 +20,12 @@ The routers (`ROUTERS`); `n` is the number of replicas:
   make; ties likewise. O(n + the requests outstanding), as it sums them.
 - prefix-affinity: the replica whose prefix cache holds the longest prefix of the request's blocks (ties: fewer
   requests, then the lowest index). When no replica holds any, or when the load is out of balance, it falls back
-  to least-requests. Out of balance follows SGLang's cache-aware router (its defaults, as the SGLang Model Gateway
-  documents them): the busiest replica has more than BALANCE_ABS requests more than the idlest, and more than
-  BALANCE_REL times as many. SGLang's router matches against a radix tree of the prompts it has sent each worker;
-  this one reads each replica's own prefix cache, as routers fed by the engines' KV events do (Dynamo, llm-d), so
-  a block that was evicted is not counted. O(n x the request's blocks).
+  to least-requests. Out of balance follows SGLang's cache-aware router (balance_abs_threshold and
+  balance_rel_threshold, the values of the SGLang Model Gateway's routing guide): the busiest replica has more than
+  BALANCE_ABS requests more than the idlest, and more than BALANCE_REL times as many. That router matches against a
+  radix tree on the router's side; this one reads each replica's own prefix cache, as routers fed by the engines'
+  KV events do (Dynamo, llm-d), so a block that was evicted is not counted; its cache_threshold is not modelled
+  (any hit counts). O(n x the request's blocks).
 """
 from __future__ import annotations
 
