@@ -3,10 +3,10 @@
 The trace is azure_100k's: prompt and output lengths and inter-arrival gaps resampled from
 AzureLLMInferenceTrace_conv.csv (1 tick = 10 ms), token budget 16,384 a tick, at most 256 running sequences,
 policy `continuous`, here on 8 replicas with arrivals 8 times as dense (each arrival's tick divided by 8, rounded
-down), so each replica is offered about what azure_100k's one engine is. Each size runs `python -m sim run --replicas 8 --router R` as its own
-process (reading the CSV, routing and simulating, every metric, the tables printed): the median wall time of the
-runs after a warm-up, and the process's peak memory. Goals: 8 x 100,000 requests under 10 s and under 1 GiB,
-cost growing about linearly with the request count.
+down), so each replica is offered about what azure_100k's one engine is. Each size runs
+`python -m sim run --replicas 8 --router R` as its own process (reading the CSV, routing and simulating, every
+metric, the tables printed): the median wall time of the runs after a warm-up, and the process's peak memory.
+Goals: 8 x 100,000 requests under 10 s and under 1 GiB, cost growing about linearly with the request count.
 Then what a router's decision costs: in process, 20,000 requests over 2, 4, 8 and 16 replicas, the time spent
 in Router.place over the requests (the median of the runs after a warm-up), a request. round-robin is O(1);
 least-requests reads each replica's count, O(n replicas); least-tokens also sums each replica's outstanding

@@ -95,14 +95,22 @@ def _run(trace: Trace, config: Config, policies: tuple[Policy | str, ...], as_js
     return "\n\n".join(summary_text(m) for _, m, _ in runs)
 
 
-def _run_cluster(trace: Trace, config: Config, policy: Policy, routing: Routing, as_json: bool) -> str:
-    """A fleet's run (sim.core.cluster): the overall figures, then a line a replica; or its JSON."""
+def _run_cluster(trace: Trace, config: Config, policy: Policy, routing: Routing, as_json: bool,
+                 prometheus: str | None = None, ms_per_tick: float = 1000.0) -> str:
+    """A fleet's run (sim.core.cluster): the overall figures, then a line a replica; or its JSON. `prometheus`:
+    a file for every replica's metrics, labelled by replica."""
     run = simulate_cluster(trace, config, policy, routing)
     parts = []
     for schedule in run.schedules:
         emitted = schedule.emitted(compact=True)
         parts.append((schedule, compute(schedule, emitted=emitted), emitted))
     overall = combine(parts, run.placed, run.local)
+    if prometheus:
+        from .report.prometheus import fleet_text
+
+        seconds = 0.001 if config.cost.unit == "ms" else ms_per_tick / 1000
+        with open(prometheus, "w", encoding="utf-8") as file:
+            file.write(fleet_text([(s, m) for s, m, _ in parts], seconds))
     if as_json:
         return json.dumps(cluster_json(run, parts, overall), separators=(",", ":"), check_circular=False)
     return (f"{routing.replicas} replicas behind {routing.router}\n\n" + summary_text(overall) + "\n\n"
@@ -153,9 +161,8 @@ def main(argv: list[str] | None = None) -> int:
             config, policy = config_and_policy(args)
             routing = Routing(args.replicas, args.router, args.router_seed)
             if routing.replicas > 1:
-                if args.prometheus:
-                    raise InputError("--prometheus writes one engine's metrics: leave it out with --replicas")
-                sys.stdout.write(_run_cluster(load_trace(args), config, policy, routing, args.json))
+                sys.stdout.write(_run_cluster(load_trace(args), config, policy, routing, args.json,
+                                              args.prometheus, args.ms_per_tick))
             else:
                 sys.stdout.write(_run(load_trace(args), config, (policy,), args.json, args.prometheus,
                                       args.ms_per_tick))

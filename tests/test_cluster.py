@@ -18,6 +18,7 @@ from sim.core.engine import simulate
 from sim.core.policies import make_scheduler
 from sim.report.export import run_json
 from sim.report.metrics import combine, compute, percentiles
+from sim.report.prometheus import fleet_text, prometheus_text
 from sim.trace.trace import Request, Trace, TraceError, write_csv
 from tests import schedule_cases
 from tests.test_properties import option_scenarios
@@ -269,3 +270,19 @@ def test_the_command_line_runs_a_fleet(tmp_path):
         done = subprocess.run([sys.executable, "-m", "sim", "run", "--trace", str(path), "--token-budget", "8",
                                *bad], capture_output=True, text=True)
         assert done.returncode == 2 and says in done.stderr and "Traceback" not in done.stderr
+
+
+def test_the_prometheus_export_of_a_fleet_labels_each_replica():
+    """One HELP and TYPE a family, each replica's samples under it labelled engine and replica: each replica's
+    samples are those of its own export."""
+    trace = Trace(tuple(Request(f"r{i}", i // 2, 2 + i % 6, 1 + i % 9) for i in range(40)))
+    run = simulate_cluster(trace, Config(8), Policy(), Routing(3, "least-requests"))
+    parts = [(s, compute(s)) for s in run.schedules]
+    text = fleet_text(parts, 1.0)
+    types = [line for line in text.splitlines() if line.startswith("# TYPE")]
+    assert len(types) == len(set(types)) == sum(line.startswith("# TYPE")
+                                                 for line in prometheus_text(*parts[0], 1.0).splitlines())
+    for k, (schedule, metrics) in enumerate(parts):
+        own = [line.replace('engine="0"', f'engine="{k}",replica="{k}"')
+               for line in prometheus_text(schedule, metrics, 1.0).splitlines() if not line.startswith("#")]
+        assert own == [line for line in text.splitlines() if f'replica="{k}"' in line]

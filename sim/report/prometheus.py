@@ -166,9 +166,11 @@ def _write_latency_histograms(out: _Writer, metrics: Metrics, done: list, gaps: 
 
 
 def prometheus_text(schedule: Schedule, metrics: Metrics, seconds_per_unit: float,
-                    model_name: str = "batching-classroom") -> str:
-    """The exposition text of one run; `seconds_per_unit` converts its time unit (a tick, or a ms) to seconds."""
-    out = _Writer(f'model_name="{_label(model_name)}",engine="0"')
+                    model_name: str = "batching-classroom", replica: int | None = None) -> str:
+    """The exposition text of one run; `seconds_per_unit` converts its time unit (a tick, or a ms) to seconds.
+    `replica`: one engine of a fleet, labelled `engine` (as vLLM labels its engines) and `replica`."""
+    engine = 'engine="0"' if replica is None else f'engine="{replica}",replica="{replica}"'
+    out = _Writer(f'model_name="{_label(model_name)}",{engine}')
     _write_gauges(out, schedule, metrics)
     emitted = schedule.emitted(compact=True)
     _write_counters(out, metrics, emitted)
@@ -176,3 +178,25 @@ def prometheus_text(schedule: Schedule, metrics: Metrics, seconds_per_unit: floa
     _write_token_histograms(out, schedule, metrics, done)
     _write_latency_histograms(out, metrics, done, gap_counts(emitted), seconds_per_unit)
     return "\n".join(out.lines) + "\n"
+
+
+def fleet_text(parts: list[tuple[Schedule, Metrics]], seconds_per_unit: float,
+               model_name: str = "batching-classroom") -> str:
+    """The exposition text of a fleet (sim.core.cluster): every replica's samples, labelled with its index, under
+    one HELP and TYPE a metric family, as a scrape of several engines' endpoints gathers them."""
+    families: dict[str, tuple[list[str], list[str]]] = {}  # name -> (its HELP and TYPE, every replica's samples)
+    for k, (schedule, metrics) in enumerate(parts):
+        name = None
+        for line in prometheus_text(schedule, metrics, seconds_per_unit, model_name, replica=k).splitlines():
+            if line.startswith("# HELP "):
+                name = line.split()[2]
+                head, _ = families.setdefault(name, ([], []))
+                if not head:
+                    head.append(line)
+            elif line.startswith("# TYPE "):
+                head = families[name][0]
+                if len(head) < 2:
+                    head.append(line)
+            else:
+                families[name][1].append(line)
+    return "\n".join(line for head, samples in families.values() for line in (*head, *samples)) + "\n"
