@@ -8,12 +8,12 @@ import os
 import sys
 from dataclasses import replace
 
-from .core.cluster import Routing, simulate_cluster
+from .core.cluster import Routing, Split, simulate_cluster, simulate_split
 from .core.config import STATIC_UNSUPPORTED, Config, ConfigError, Policy
 from .core.engine import simulate
 from .options import InputError, Parser, add_run_options, config_and_policy, load_trace
-from .report.export import cluster_json, replicas_text, run_json, run_json_text, summary_text, table
-from .report.metrics import combine, compute
+from .report.export import cluster_json, replicas_text, run_json, run_json_text, split_json, summary_text, table
+from .report.metrics import combine, compute, fleet_requests, split_requests
 from .trace.trace import SEED_BUDGET, SEED_CSV, Trace, TraceError, read_csv, write_csv, write_json
 
 
@@ -47,6 +47,13 @@ def _parser() -> Parser:
     run.add_argument("--router", default="round-robin", help="how a request is placed when it arrives: "
                      "round-robin, least-requests, least-tokens, prefix-affinity or random")
     run.add_argument("--router-seed", type=int, default=0, help="the random router's seed")
+    run.add_argument("--prefill-replicas", type=int, help="prefill/decode disaggregation (instead of --replicas): "
+                     "engines that prefill each request and sample its first token")
+    run.add_argument("--decode-replicas", type=int, help="engines that decode a request once its prompt's KV blocks "
+                     "land (the one with the fewest requests waiting or running)")
+    run.add_argument("--kv-transfer-latency", type=float, default=0.0, help="time a KV transfer takes before its "
+                     "blocks, in the run's time unit")
+    run.add_argument("--kv-transfer-per-block", type=float, default=0.0, help="time a transfer takes a KV block")
 
     sweep = commands.add_parser("sweep", help="run policies over a range of one parameter; goodput and knees")
     add_run_options(sweep, policies=True)
@@ -104,7 +111,7 @@ def _run_cluster(trace: Trace, config: Config, policy: Policy, routing: Routing,
     for schedule in run.schedules:
         emitted = schedule.emitted(compact=True)
         parts.append((schedule, compute(schedule, emitted=emitted), emitted))
-    overall = combine(parts, run.placed, run.local)
+    overall = combine(parts, *fleet_requests(parts, run.placed, run.local))
     if prometheus:
         from .report.prometheus import fleet_text
 
@@ -115,6 +122,31 @@ def _run_cluster(trace: Trace, config: Config, policy: Policy, routing: Routing,
         return json.dumps(cluster_json(run, parts, overall), separators=(",", ":"), check_circular=False)
     return (f"{routing.replicas} replicas behind {routing.router}\n\n" + summary_text(overall) + "\n\n"
             + replicas_text(parts))
+
+
+def _run_split(trace: Trace, config: Config, policy: Policy, split: Split, routing: Routing, as_json: bool) -> str:
+    """A disaggregated run (sim.core.cluster.simulate_split): the overall figures, then a line a replica; or its
+    JSON."""
+    run = simulate_split(trace, config, policy, split, routing.router, routing.seed)
+    sides = []
+    for side in (run.prefill, run.decode):
+        parts = []
+        for schedule in side.schedules:
+            emitted = schedule.emitted(compact=True)
+            parts.append((schedule, compute(schedule, emitted=emitted), emitted))
+        sides.append(parts)
+    prefill, decode = sides
+    requests, emitted = split_requests([r.output for r in trace.requests],
+                                       fleet_requests(prefill, run.prefill.placed, run.prefill.local),
+                                       fleet_requests(decode, run.decode.placed, run.decode.local), run.handed,
+                                       config.slo)
+    overall = combine(prefill + decode, requests, emitted)
+    if as_json:
+        return json.dumps(split_json(run, prefill, decode, overall, emitted), separators=(",", ":"),
+                          check_circular=False)
+    return (f"{split.prefill} prefill and {split.decode} decode replicas, prefill behind {routing.router}, KV "
+            f"transfers {split.latency:g} + {split.per_block:g} a block\n\n" + summary_text(overall) + "\n\n"
+            + replicas_text(prefill + decode, ["prefill"] * split.prefill + ["decode"] * split.decode))
 
 
 def _sweep(args) -> str:
@@ -160,7 +192,14 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "run":
             config, policy = config_and_policy(args)
             routing = Routing(args.replicas, args.router, args.router_seed)
-            if routing.replicas > 1:
+            if args.prefill_replicas is not None or args.decode_replicas is not None:
+                if args.replicas != 1:
+                    raise InputError("--prefill-replicas and --decode-replicas replace --replicas: give one or the "
+                                     "other")
+                split = Split(args.prefill_replicas or 0, args.decode_replicas or 0, args.kv_transfer_latency,
+                              args.kv_transfer_per_block)
+                sys.stdout.write(_run_split(load_trace(args), config, policy, split, routing, args.json))
+            elif routing.replicas > 1:
                 sys.stdout.write(_run_cluster(load_trace(args), config, policy, routing, args.json,
                                               args.prometheus, args.ms_per_tick))
             else:

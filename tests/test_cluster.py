@@ -12,12 +12,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sim.core.cluster import BALANCE_ABS, ROUTERS, Routing, simulate_cluster
+from sim.core.cluster import BALANCE_ABS, ROUTERS, Routing, Split, Transfer, simulate_cluster, simulate_split
 from sim.core.config import Config, ConfigError, CostModel, Policy
 from sim.core.engine import simulate
 from sim.core.policies import make_scheduler
+from sim.core.schedule import Segment
 from sim.report.export import run_json
-from sim.report.metrics import combine, compute, percentiles
+from sim.report.metrics import combine, compute, fleet_requests, percentiles, split_requests
 from sim.report.prometheus import fleet_text, prometheus_text
 from sim.trace.trace import Request, Trace, TraceError, write_csv
 from tests import schedule_cases
@@ -231,7 +232,8 @@ def test_one_replicas_combined_metrics_are_its_own():
         schedule = run.schedules[0]
         emitted = schedule.emitted(compact=True)
         metrics = compute(schedule, emitted=emitted)
-        assert combine([(schedule, metrics, emitted)], run.placed, run.local) == metrics
+        one = [(schedule, metrics, emitted)]
+        assert combine(one, *fleet_requests(one, run.placed, run.local)) == metrics
 
 
 def test_a_fleets_metrics_are_over_every_request():
@@ -240,7 +242,7 @@ def test_a_fleets_metrics_are_over_every_request():
     trace = Trace(tuple(Request(f"r{i}", i // 3, 2 + i % 6, 1 + i % 9) for i in range(60)))
     run = simulate_cluster(trace, Config(8), Policy(), Routing(2, "least-tokens"))
     parts = [(s, compute(s, emitted=s.emitted(compact=True)), s.emitted(compact=True)) for s in run.schedules]
-    overall = combine(parts, run.placed, run.local)
+    overall = combine(parts, *fleet_requests(parts, run.placed, run.local))
     assert [r.name for r in overall.requests] == [r.name for r in trace.requests]
     assert overall.makespan == max(m.makespan for _, m, _ in parts)
     assert overall.output_tokens == sum(r.output for r in trace.requests) == sum(m.output_tokens for _, m, _ in parts)
@@ -263,7 +265,9 @@ def test_the_command_line_runs_a_fleet(tmp_path):
     text = subprocess.run([sys.executable, "-m", "sim", "run", "--trace", str(path), "--token-budget", "8",
                            "--replicas", "2", "--router", "least-tokens"], capture_output=True, text=True,
                           check=True).stdout
-    assert text.startswith("2 replicas behind least-tokens") and "replica  requests" in text
+    assert text.startswith("2 replicas behind least-tokens")
+    assert text.splitlines()[-4].split() == ["replica", "role", "requests", "makespan", "throughput", "ttft_p50",
+                                             "ttft_p99"]
     for bad, says in ((["--replicas", "0"], "replicas: must be a whole number >= 1"),
                       (["--replicas", "2", "--router", "fastest"], "router: must be one of round-robin"),
                       (["--replicas", "2", "--router", "prefix-affinity"], "turn prefix caching on")):
@@ -286,3 +290,108 @@ def test_the_prometheus_export_of_a_fleet_labels_each_replica():
         own = [line.replace('engine="0"', f'engine="{k}",replica="{k}"')
                for line in prometheus_text(schedule, metrics, 1.0).splitlines() if not line.startswith("#")]
         assert own == [line for line in text.splitlines() if f'replica="{k}"' in line]
+
+
+# -- prefill/decode disaggregation --------------------------------------------------------------------------------
+def split_run(trace: Trace, config: Config, split: Split, router: str = "round-robin"):
+    """The run and every request's combined metrics and emitted times, as the command line makes them."""
+    run = simulate_split(trace, config, Policy(), split, router)
+    sides = [[(s, compute(s), s.emitted()) for s in side.schedules] for side in (run.prefill, run.decode)]
+    requests, emitted = split_requests([r.output for r in trace.requests],
+                                       fleet_requests(sides[0], run.prefill.placed, run.prefill.local),
+                                       fleet_requests(sides[1], run.decode.placed, run.decode.local), run.handed,
+                                       config.slo)
+    return run, sides, combine(sides[0] + sides[1], requests, emitted), emitted
+
+
+def test_the_hand_derived_disaggregation():
+    """The issue's contract: A = (0, 8, 3), budget 8, one prefill and one decode replica, blocks of 4, a transfer
+    of 2 + 1 a block. A prefills in tick 0 and its first token is out at 1; its 2 blocks travel from 1 to 5; it
+    decodes on the decode replica in ticks 5 and 6: A emits at [1, 6, 7]."""
+    trace = Trace((Request("A", 0, 8, 3),))
+    config = Config(8, block_size=4, first_token="prefill")
+    run, _, overall, emitted = split_run(trace, config, Split(1, 1, latency=2, per_block=1))
+    assert run.transfers == [Transfer(1, 5, 2)]
+    assert emitted == [[1, 6, 7]]
+    a = overall.requests[0]
+    assert (a.arrival, a.ttft, a.completion, a.e2e, a.tpot, a.output) == (0, 1, 7, 7, 3, 3)
+    decode = run.decode.schedules[0].requests[0]
+    assert decode.arrival == 5 and [s.phase for s in decode.segments] == ["prefill", "decode"]
+    assert decode.segments[0].tokens == 1  # (its first step there computes the first token's KV)
+
+
+def test_a_full_decode_cache_makes_the_handed_over_request_wait_there():
+    """Blocks of 4, 3 of them: A and B (0, 8, 3) prefill in ticks 0 and 1 (each first token at 1 and 2) and land at
+    5 and 6. On the decode replica each holds prompt + first token + 1 = 10 tokens at most: 3 blocks. B waits from
+    6 until A leaves at 7, then takes A's blocks: B emits at [2, 8, 9], and its wait is drawn."""
+    trace = Trace((Request("A", 0, 8, 3), Request("B", 0, 8, 3)))
+    config = Config(8, block_size=4, kv_blocks=3, first_token="prefill")
+    run, _, overall, emitted = split_run(trace, config, Split(1, 1, latency=2, per_block=1))
+    assert emitted == [[1, 6, 7], [2, 8, 9]]
+    b = run.decode.schedules[0].requests[1]
+    assert b.name == "B" and b.segments[0] == Segment("queued", 6, 7, 0)
+    assert overall.kv_peak == 3
+
+
+def test_decode_replicas_only_decode():
+    """Interference gone: on a decode replica every request's only prefill work is the one token it arrives to
+    feed, so no decode iteration waits for a prompt's prefill."""
+    trace = Trace(tuple(Request(f"r{i}", i, 4 + 3 * (i % 5), 2 + i % 7) for i in range(60)))
+    run, sides, overall, emitted = split_run(trace, Config(16, first_token="prefill"), Split(2, 2, 1, 1),
+                                             router="least-requests")
+    for schedule, _, _ in sides[1]:
+        for request in schedule.requests:
+            assert sum(s.tokens for s in request.segments if s.phase == "prefill") == 1
+    assert [len(times) for times in emitted] == [r.output for r in trace.requests]
+    assert overall.finished == 60 and len(overall.percentiles["itl"]) == 3
+    assert set(run.decode.placed) == {0, 1}
+
+
+def test_requests_that_never_reach_a_decode_replica():
+    """Blocks of 4, 2 of them. A one-token output is done at its prefill: no transfer. A prompt of 12 (3 blocks)
+    is rejected at its prefill replica and never travels. A prompt of 8 with 30 to make prefills (2 blocks) and
+    travels, but the decode replica could never hold its 8 + 1 + 29 = 38 tokens: it is rejected there."""
+    trace = Trace((Request("one", 0, 4, 1), Request("huge", 1, 12, 2), Request("big", 2, 8, 30),
+                   Request("ok", 3, 4, 3)))
+    config = Config(12, block_size=4, kv_blocks=2, first_token="prefill")
+    run, _, overall, emitted = split_run(trace, config, Split(1, 1))
+    assert [t is not None for t in run.transfers] == [False, False, True, True]
+    assert [r.finish_reason for r in overall.requests] == ["finished", "rejected", "rejected", "finished"]
+    assert emitted[0] == [1] and overall.requests[0].output == 1 and len(emitted[3]) == 3
+
+
+@pytest.mark.parametrize(("config", "split", "field", "code"), [
+    (Config(8), Split(1, 1), "first_token", "split_first_token"),
+    (Config(8, first_token="prefill"), Split(1, 1, latency=0.5), "kv_transfer_latency", "split_whole_ticks"),
+])
+def test_bad_disaggregation_is_named(config, split, field, code):
+    with pytest.raises(ConfigError) as error:
+        simulate_split(Trace((Request("a", 0, 4, 4),)), config, Policy(), split)
+    assert (error.value.field, error.value.code) == (field, code)
+
+
+@pytest.mark.parametrize(("kwargs", "field"), [(dict(prefill=0, decode=1), "prefill_replicas"),
+                                               (dict(prefill=1, decode=0), "decode_replicas"),
+                                               (dict(prefill=1, decode=1, per_block=-1), "kv_transfer_per_block")])
+def test_a_bad_split_is_named(kwargs, field):
+    with pytest.raises(ConfigError) as error:
+        Split(**kwargs)
+    assert error.value.field == field
+
+
+def test_the_command_line_runs_a_split(tmp_path):
+    path = tmp_path / "a.csv"
+    path.write_text(write_csv(Trace((Request("A", 0, 8, 3),))))
+    common = [sys.executable, "-m", "sim", "run", "--trace", str(path), "--token-budget", "8", "--block-size", "4",
+              "--first-token", "prefill", "--prefill-replicas", "1", "--decode-replicas", "1",
+              "--kv-transfer-latency", "2", "--kv-transfer-per-block", "1"]
+    document = json.loads(subprocess.run([*common, "--json"], capture_output=True, text=True, check=True).stdout)
+    a = document["requests"][0]
+    assert a["emitted"] == [1, 6, 7] and a["prefill_replica"] == 0 and a["replica"] == 1
+    assert a["transfer"] == {"start": 1, "end": 5, "blocks": 2}
+    assert [(r["index"], r["role"]) for r in document["replicas"]] == [(0, "prefill"), (1, "decode")]
+    assert [(s["start"], s["replica"]) for s in document["steps"]] == [(0, 0), (5, 1), (6, 1)]
+    text = subprocess.run(common, capture_output=True, text=True, check=True).stdout
+    assert "1 prefill and 1 decode replicas" in text and "decode" in text.splitlines()[-1]
+    done = subprocess.run([*common, "--replicas", "2"], capture_output=True, text=True)
+    assert done.returncode == 2 and "replace --replicas" in done.stderr

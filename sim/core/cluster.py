@@ -31,11 +31,13 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from ..trace.trace import Trace
 from .config import Config, ConfigError, Policy
 from .engine import Runner, collector_paused
-from .errors import choice, whole
+from .errors import choice, number, whole
+from .kv import blocks_for
 from .policies import make_scheduler
 from .prefix import block_keys
 from .request import DONE
@@ -68,11 +70,13 @@ class ClusterRun:
     routing: Routing
 
 
-def simulate_cluster(trace: Trace, config: Config, policy: Policy | str, routing: Routing) -> ClusterRun:
-    """The trace served by `routing.replicas` engines of `policy` and `config` behind `routing.router`."""
+def simulate_cluster(trace: Trace, config: Config, policy: Policy | str, routing: Routing, role: str = "mixed",
+                     computed: list[int] | None = None) -> ClusterRun:
+    """The trace served by `routing.replicas` engines of `policy` and `config` behind `routing.router`. `role`
+    and `computed` (by the trace's index, the tokens of each prompt whose KV arrives with it): decode replicas'."""
     policy = Policy(batching=policy) if isinstance(policy, str) else policy
     with collector_paused():
-        replicas = [make_scheduler(policy, trace, config, routed=True) for _ in range(routing.replicas)]
+        replicas = [make_scheduler(policy, trace, config, replica=role) for _ in range(routing.replicas)]
         if routing.router == "prefix-affinity" and replicas[0].memory.prefix is None:
             raise ConfigError("router", "affinity_needs_cache")
         runners = [Runner(scheduler) for scheduler in replicas]
@@ -85,7 +89,7 @@ def simulate_cluster(trace: Trace, config: Config, policy: Policy | str, routing
             chosen = router.place(j)
             placed.append(chosen)
             for k, runner in enumerate(runners):
-                runner.offer(j, k == chosen, request.arrival)
+                runner.offer(j, k == chosen, request.arrival, computed[j] if computed else 0)
         for runner in runners:
             runner.advance()
     local, counts = [], [0] * routing.replicas
@@ -161,3 +165,73 @@ class Router:
         if not max(held):
             return loads.index(idlest)
         return min(range(self.n), key=lambda k: (-held[k], loads[k], k))
+
+
+@dataclass(frozen=True, slots=True)
+class Split:
+    """Prefill/decode disaggregation: `prefill` engines prefill each request and sample its first token, then its
+    prompt's KV blocks travel to one of `decode` engines, taking `latency` + `per_block` x blocks (in the run's
+    time unit), and it decodes there."""
+    prefill: int
+    decode: int
+    latency: float = 0
+    per_block: float = 0
+
+    def __post_init__(self):
+        whole("prefill_replicas", self.prefill)
+        whole("decode_replicas", self.decode)
+        number("kv_transfer_latency", self.latency)
+        number("kv_transfer_per_block", self.per_block)
+
+
+class Transfer(NamedTuple):
+    start: float  # when its prefill made its first token, on the prefill replica
+    end: float  # when its blocks land on the decode replica
+    blocks: int
+
+
+@dataclass(slots=True)
+class SplitRun:
+    """A disaggregated run: the prefill replicas' run (each request with one output token, its first), the
+    decode replicas' run (the requests handed over, in the order their blocks landed: `handed`, trace indices)
+    and each request's transfer (None: it never reached a decode replica)."""
+    prefill: ClusterRun
+    decode: ClusterRun
+    handed: list[int]  # by decode-trace index: the request's index in the trace
+    transfers: list[Transfer | None]  # by the trace's index
+    split: Split
+
+
+def simulate_split(trace: Trace, config: Config, policy: Policy | str, split: Split, router: str = "round-robin",
+                   seed: int = 0) -> SplitRun:
+    """The trace served by `split.prefill` prefill engines behind `router` and `split.decode` decode engines,
+    each of `policy` and `config`. A request prefills on a prefill replica, which samples its first token (the
+    first token is the prefill's: `config.first_token` must be "prefill") and frees its blocks. Its prompt's
+    blocks then travel for `latency + per_block x blocks`; when they land, the decode replica with the fewest
+    requests waiting or running takes it. There it arrives with its prompt's KV computed and the first token to
+    feed: a request of prompt + 1 tokens of which the prompt is computed, and output - 1 tokens, so its first
+    step there computes the first token's KV and makes the second (as vLLM schedules a request whose KV came from
+    elsewhere: its computed tokens the prompt, one new token). It waits in that replica's queue while its cache
+    has no room for it, and the wait is drawn there."""
+    if config.first_token != "prefill":
+        raise ConfigError("first_token", "split_first_token")
+    ticks = config.cost.kind == "ticks"
+    if ticks and not (float(split.latency).is_integer() and float(split.per_block).is_integer()):
+        raise ConfigError("kv_transfer_latency", "split_whole_ticks")
+    prefills = Trace(tuple(r._replace(output=1) for r in trace.requests))
+    first = simulate_cluster(prefills, config, policy, Routing(split.prefill, router, seed), role="prefill")
+    transfers: list[Transfer | None] = []
+    for j, request in enumerate(trace.requests):
+        timeline = first.schedules[first.placed[j]].requests[first.local[j]]
+        if request.output == 1 or timeline.finish_reason != "finished":
+            transfers.append(None)
+            continue
+        blocks = blocks_for(request.prompt, config.block_size)
+        end = timeline.completion + split.latency + split.per_block * blocks
+        transfers.append(Transfer(timeline.completion, int(end) if ticks else end, blocks))
+    handed = sorted((j for j, t in enumerate(transfers) if t is not None), key=lambda j: (transfers[j].end, j))
+    decodes = Trace(tuple(trace.requests[j]._replace(arrival=transfers[j].end, prompt=trace.requests[j].prompt + 1,
+                                                     output=trace.requests[j].output - 1) for j in handed))
+    second = simulate_cluster(decodes, config, policy, Routing(split.decode, "least-requests"), role="decode",
+                              computed=[trace.requests[j].prompt for j in handed])
+    return SplitRun(first, second, handed, transfers, split)

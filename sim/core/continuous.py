@@ -37,8 +37,8 @@ class Continuous(Scheduler):
     chunk_blocks = False
 
     def __init__(self, trace: Trace, config: Config, policy: Policy, unit: str | None = None,
-                 routed: bool = False):
-        super().__init__(trace, config, policy, unit, routed)
+                 replica: str = ""):
+        super().__init__(trace, config, policy, unit, replica)
         self.prefill_first = policy.mixing == "prefill-first"
         self.decode_cost = 1 + policy.spec_tokens  # token-work of one decoder's step
         self.chunk = policy.chunk_size or NEVER
@@ -192,7 +192,7 @@ class Continuous(Scheduler):
             self.admit(i, now)
             s = states[i]
             if self.kv_cache:  # (the tokens found in a prefix cache are not prefilled)
-                s.prefilled = memory.take_prompt(i, None if self.by_chunk else self.kv_need(i), now)
+                s.prefilled = max(s.prefilled, memory.take_prompt(i, None if self.by_chunk else self.kv_need(i), now))
             take = min(s.target - s.prefilled, self.chunk, budget, room)
             if self.by_chunk:  # the blocks of its first chunk (past what the prefix cache holds)
                 memory.take(i, s.prefilled + take, now)

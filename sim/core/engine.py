@@ -137,10 +137,11 @@ class Runner:
             return 0
         return self.starts_before(until) * len(self.pending[0].decoding)
 
-    def offer(self, i: int, mine: bool, arrival: float) -> None:
-        """The router placed request i (arriving at `arrival`): here (`mine`), or on another replica. Placed here,
-        a pending run is cut to its iterations that start before the arrival, and committed."""
-        self.scheduler.offer(i, mine)
+    def offer(self, i: int, mine: bool, arrival: float, computed: int = 0) -> None:
+        """The router placed request i (arriving at `arrival`, with `computed` tokens of its prompt's KV): here
+        (`mine`), or on another replica. Placed here, a pending run is cut to its iterations that start before the
+        arrival, and committed."""
+        self.scheduler.offer(i, mine, computed)
         if not mine or self.pending is None:
             return
         it, start, end = self.pending

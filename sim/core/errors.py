@@ -30,6 +30,10 @@ MESSAGES = {
     "release_needs_credits": "applies only with stream credits (a request is paused only then)",
     "lpm_needs_cache": "lpm orders by the prefix found in the prefix cache: turn prefix caching on",
     "cache_needs_kv": "caches KV blocks: give the KV cache a size (kv_blocks)",
+    "split_first_token": "prefill/decode disaggregation samples the first token on the prefill replica: use "
+                         "--first-token prefill",
+    "split_whole_ticks": "in ticks a KV transfer takes whole ticks: give the latency and the time a block in whole "
+                         "ticks",
     "affinity_needs_cache": "prefix-affinity reads each replica's prefix cache: turn prefix caching on",
     "spec_over_budget": "verifying {tokens} draft tokens costs {cost} token-work a request, more than the token "
                         "budget {budget}",

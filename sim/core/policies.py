@@ -13,20 +13,20 @@ __all__ = ["Continuous", "NanoVllm", "Static", "VllmV1", "make_scheduler"]
 
 
 def make_scheduler(policy: Policy | str, trace: Trace, config: Config, unit: str | None = None,
-                   routed: bool = False) -> Scheduler:
-    """The scheduler of `policy`; `unit`: the executor's time unit when it is not its cost model's; `routed`: a
-    replica behind a router, whose requests it gives it one by one (Scheduler.offer)."""
+                   replica: str = "") -> Scheduler:
+    """The scheduler of `policy`; `unit`: the executor's time unit when it is not its cost model's; `replica`: the
+    role of a replica behind a router, which gives it its requests one by one (Scheduler.offer)."""
     policy = Policy(batching=policy) if isinstance(policy, str) else policy
     if policy.batching == "static":
-        return Static(trace, config, policy, unit, routed)
+        return Static(trace, config, policy, unit, replica)
     if policy.preset == "nano-vllm":
-        return NanoVllm(trace, config, policy, unit, routed)
+        return NanoVllm(trace, config, policy, unit, replica)
     if policy.preset == "vllm-v1":
-        scheduler = VllmV1(trace, config, expand(policy, config), unit, routed)
+        scheduler = VllmV1(trace, config, expand(policy, config), unit, replica)
         scheduler.schedule.options = policy  # (what was asked for: the preset)
         return scheduler
     if policy.preset:
-        scheduler = make_scheduler(expand(policy, config), trace, config, unit, routed)
+        scheduler = make_scheduler(expand(policy, config), trace, config, unit, replica)
         scheduler.schedule.options = policy  # (what was asked for: the preset)
         return scheduler
-    return Continuous(trace, config, policy, unit, routed)
+    return Continuous(trace, config, policy, unit, replica)

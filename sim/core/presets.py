@@ -55,12 +55,12 @@ class NanoVllm(Continuous):
     Prefix caching is always on (nano-vllm hashes every full block); free blocks are reused oldest first."""
 
     def __init__(self, trace: Trace, config: Config, policy: Policy, unit: str | None = None,
-                 routed: bool = False):
+                 replica: str = ""):
         if not config.kv_blocks:  # (its prefix cache is its KV cache's blocks)
             raise ConfigError("kv_blocks", "preset_needs_kv", preset=policy.preset)
         super().__init__(trace, config, Policy(prefix_cache=True, stream_credits=policy.stream_credits,
                                                release_paused=policy.release_paused, timeout=policy.timeout),
-                         unit, routed)
+                         unit, replica)
         self.schedule.options = policy  # (what was asked for: the preset)
         longest = max((r.prompt + r.output - 1 for r in trace.requests), default=0)
         if longest > config.token_budget:  # (nano-vllm asserts max_num_batched_tokens >= max_model_len)
@@ -95,7 +95,7 @@ class NanoVllm(Continuous):
                 break
             i = waiting.popleft()
             self.admit(i, now)
-            s.prefilled = self.memory.take_prompt(i, s.target, now, keep_all=True)
+            s.prefilled = max(s.prefilled, self.memory.take_prompt(i, s.target, now, keep_all=True))
             budget = self.prefill(it, i, s.target - s.prefilled, budget, {})
 
     def decode_step(self, it: Iteration, now: float) -> None:
@@ -138,8 +138,8 @@ class VllmV1(Continuous):
     chunk_blocks = True
 
     def __init__(self, trace: Trace, config: Config, policy: Policy, unit: str | None = None,
-                 routed: bool = False):
-        super().__init__(trace, config, policy, unit, routed)
+                 replica: str = ""):
+        super().__init__(trace, config, policy, unit, replica)
         self.memory.prefix.unhashed_first = True
 
 

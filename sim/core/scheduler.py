@@ -32,10 +32,11 @@ from .stops import Stops
 from .stream import Streams
 
 
-def check_runnable(trace: Trace, config: Config, policy: Policy) -> None:
+def check_runnable(trace: Trace, config: Config, policy: Policy, prompts: bool = True) -> None:
     """A clear error where a run could never end: a prompt over the token budget without chunked prefill, or a
-    speculative step that costs more than the whole budget."""
-    if policy.chunk_size is None:
+    speculative step that costs more than the whole budget. `prompts`: whether the prompts are prefilled here
+    (a decode replica's arrive computed: sim.core.cluster)."""
+    if policy.chunk_size is None and prompts:
         check_budget(trace, config.token_budget)
     if policy.prefix_cache and not config.kv_blocks:
         raise ConfigError("prefix_cache", "cache_needs_kv")
@@ -49,11 +50,13 @@ class Scheduler:
     iterations."""
 
     def __init__(self, trace: Trace, config: Config, policy: Policy, unit: str | None = None,
-                 routed: bool = False):
-        """`unit` is the time unit of the executor's clock (default: its cost model's, ticks or ms). `routed`: a
-        replica behind a router (sim.core.cluster): the trace is every request the router will place, and a
-        request is this scheduler's only once `offer` gives it to it; the others never arrive here."""
-        check_runnable(trace, config, policy)
+                 replica: str = ""):
+        """`unit` is the time unit of the executor's clock (default: its cost model's, ticks or ms). `replica`: the
+        role of a replica behind a router (sim.core.cluster: "mixed", "prefill" or "decode"; "" for one engine
+        alone): the trace is every request the router will place, and a request is this scheduler's only once
+        `offer` gives it to it; the others never arrive here. A decode replica's prompts arrive computed."""
+        routed = bool(replica)
+        check_runnable(trace, config, policy, prompts=replica != "decode")
         requests = self.requests = trace.requests
         self.config, self.policy = config, policy
         self.seq_limit = config.seq_limit
@@ -109,11 +112,14 @@ class Scheduler:
         self.remaining += 1
         return s
 
-    def offer(self, i: int, mine: bool) -> None:
-        """A router placed request i, the next in arrival order: here (`mine`), or on another replica."""
+    def offer(self, i: int, mine: bool, computed: int = 0) -> None:
+        """A router placed request i, the next in arrival order: here (`mine`), or on another replica. `computed`:
+        the tokens of its prompt whose KV comes with it, computed elsewhere (a prefill replica's), so they are not
+        prefilled here."""
         self.routed = i + 1
         if mine:
             s = self.new_state(i, len(self.schedule.requests))
+            s.prefilled = computed
             self.schedule.requests.append(s.timeline)
             if self.has_stops:
                 self.stops.add(s)
@@ -220,8 +226,8 @@ class Scheduler:
                 s.timeline.reject_reason = {"blocks": blocks_for(s.peak_kv, self.config.block_size),
                                             "capacity": self.config.kv_blocks}
                 self.end(i, s.timeline.arrival, "rejected", "reject")
-            else:  # (its admission cost: nothing of its prompt is prefilled yet)
-                push(i, min(s.target, budget))
+            else:  # (its admission cost: what of its prompt is to prefill)
+                push(i, min(s.target - s.prefilled, budget))
         self.skip_others()
 
     def end(self, i: int, when: float, reason: str, event: str) -> None:

@@ -17,8 +17,8 @@ class Static(Scheduler):
     longest finishes. A cancelled member stops but, like a finished one, its slot stays padding."""
 
     def __init__(self, trace: Trace, config: Config, policy: Policy, unit: str | None = None,
-                 routed: bool = False):
-        super().__init__(trace, config, policy, unit, routed)
+                 replica: str = ""):
+        super().__init__(trace, config, policy, unit, replica)
         self.batch: list[int] = []
         self.next_prefill = 0  # position in the batch of the prompt being prefilled
         self.prefilled_now = 0  # tokens of that prompt already prefilled

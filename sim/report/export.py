@@ -38,11 +38,7 @@ def _request_rows(schedule: Schedule, metrics: Metrics, emitted: list[Sequence[f
                   times: bool = True) -> list[dict]:
     """One JSON row per request: its latencies, emitted times (None without `times`: run_json_text writes them),
     and how a cancel, a rejection or a recompute hit it."""
-    rows = [{"name": r.name, "arrival": r.arrival, "prompt": r.prompt, "output": r.output,
-             "queue_time": r.queue_time, "ttft": r.ttft, "tpot": r.tpot, "e2e": r.e2e,
-             "completion": r.completion, "finish_reason": r.finish_reason, "meets_slo": r.meets_slo,
-             "preemptions": r.preemptions}
-            for r in metrics.requests]
+    rows = list(map(_request_row, metrics.requests))
     if times:
         for row, emitted_times in zip(rows, schedule.emitted() if emitted is None else emitted):
             row["emitted"] = list(emitted_times)
@@ -62,6 +58,13 @@ def _request_rows(schedule: Schedule, metrics: Metrics, emitted: list[Sequence[f
         if r.recomputed:
             row["recomputed"] = r.recomputed
     return rows
+
+
+def _request_row(r) -> dict:
+    """A request's latencies and how it ended (sim.report.metrics.RequestMetrics), as the JSON's fields."""
+    return {"name": r.name, "arrival": r.arrival, "prompt": r.prompt, "output": r.output, "queue_time": r.queue_time,
+            "ttft": r.ttft, "tpot": r.tpot, "e2e": r.e2e, "completion": r.completion,
+            "finish_reason": r.finish_reason, "meets_slo": r.meets_slo, "preemptions": r.preemptions}
 
 
 def caches(schedule: Schedule) -> bool:
@@ -376,32 +379,68 @@ def chrome_trace(schedules: list[Schedule], microseconds_per_unit: float = 1000.
             "otherData": {"policies": [s.policy for s in schedules], "unit": schedules[0].unit if schedules else ""}}
 
 
+def _replica_entry(index: int, role: str, schedule: Schedule, metrics: Metrics) -> dict:
+    entry = {"index": index, "role": role, "requests": len(schedule.requests), "makespan": _number(metrics.makespan),
+             "throughput": _number(metrics.throughput), "kv_blocks_peak": metrics.kv_peak}
+    if caches(schedule):
+        entry["prefix_cache"] = {"queried_tokens": metrics.prefix_queried, "hit_tokens": metrics.prefix_hits,
+                                 "hit_rate": _number(metrics.prefix_hit_rate)}
+    return entry
+
+
+def _fleet_steps(parts: list[tuple[Schedule, Metrics, list[Sequence[float]]]], first: int = 0) -> list[dict]:
+    """Every replica's step rows, each with its `replica` (numbered from `first`), in time order."""
+    steps = []
+    for k, (schedule, _, _) in enumerate(parts, start=first):
+        steps += [{**row, "replica": k} for row in _step_rows(schedule, [r.name for r in schedule.requests])]
+    return steps
+
+
 def cluster_json(run, parts: list[tuple[Schedule, Metrics, list[Sequence[float]]]], overall: Metrics) -> dict:
     """run_json of a fleet (sim.core.cluster.ClusterRun, with each replica's Schedule, Metrics and emitted times,
     and their combined Metrics): the overall fields over every request, `routing` and `replicas` (one entry a
     replica), each request with its `replica`, in the trace's order, and every replica's steps, each with its
     `replica`, in time order."""
-    rows, steps, replicas = [], [], []
-    for k, (schedule, metrics, emitted) in enumerate(parts):
-        names = [r.name for r in schedule.requests]
-        rows.append([{**row, "replica": k} for row in _request_rows(schedule, metrics, emitted)])
-        steps += [{**row, "replica": k} for row in _step_rows(schedule, names)]
-        entry = {"index": k, "role": "mixed", "requests": len(schedule.requests), "makespan": _number(metrics.makespan),
-                 "throughput": _number(metrics.throughput), "kv_blocks_peak": metrics.kv_peak}
-        if caches(schedule):
-            entry["prefix_cache"] = {"queried_tokens": metrics.prefix_queried, "hit_tokens": metrics.prefix_hits,
-                                     "hit_rate": _number(metrics.prefix_hit_rate)}
-        replicas.append(entry)
-    steps.sort(key=lambda row: (row["start"], row["replica"]))
+    rows = [[{**row, "replica": k} for row in _request_rows(schedule, metrics, emitted)]
+            for k, (schedule, metrics, emitted) in enumerate(parts)]
+    steps = sorted(_fleet_steps(parts), key=lambda row: (row["start"], row["replica"]))
     routing = run.routing
     return {**_overall_json(parts[0][0], overall),
             "routing": {"replicas": routing.replicas, "router": routing.router, "seed": routing.seed},
-            "replicas": replicas, "requests": [rows[k][i] for k, i in zip(run.placed, run.local)], "steps": steps}
+            "replicas": [_replica_entry(k, "mixed", s, m) for k, (s, m, _) in enumerate(parts)],
+            "requests": [rows[k][i] for k, i in zip(run.placed, run.local)], "steps": steps}
 
 
-def replicas_text(parts: list[tuple[Schedule, Metrics, list[Sequence[float]]]]) -> str:
-    """One line a replica: its requests, makespan, throughput and TTFT p50 (and its prefix cache's hit rate)."""
-    rows = [[k, len(s.requests), m.makespan, m.throughput, m.percentiles["ttft"][50], m.percentiles["ttft"][99]]
-            + ([m.prefix_hit_rate] if caches(s) else []) for k, (s, m, _) in enumerate(parts)]
-    headers = ["replica", "requests", "makespan", "throughput", "ttft_p50", "ttft_p99"]
+def split_json(run, prefill: list, decode: list, overall: Metrics, emitted: list[Sequence[float]]) -> dict:
+    """run_json of a disaggregated run (sim.core.cluster.SplitRun; each side's (Schedule, Metrics, emitted times)
+    and the combined Metrics and emitted times of every request): `routing`, `replicas` (the prefill replicas, then
+    the decode ones, numbered on), each request with `prefill_replica`, `replica` (where it decoded; null where it
+    never did) and `transfer` (`start`, `end`, `blocks`; null likewise), every step with its `replica`."""
+    first, split = len(prefill), run.split
+    decoded_on = {j: first + run.decode.placed[d] for d, j in enumerate(run.handed)}
+    requests = []
+    for j, (r, times) in enumerate(zip(overall.requests, emitted)):
+        transfer = run.transfers[j]
+        requests.append({**_request_row(r), "emitted": list(times), "prefill_replica": run.prefill.placed[j],
+                         "replica": decoded_on.get(j),
+                         "transfer": None if transfer is None else {"start": _number(transfer.start),
+                                                                    "end": _number(transfer.end),
+                                                                    "blocks": transfer.blocks}})
+    steps = sorted(_fleet_steps(prefill) + _fleet_steps(decode, first), key=lambda row: (row["start"], row["replica"]))
+    return {**_overall_json(prefill[0][0], overall),
+            "routing": {"prefill_replicas": split.prefill, "decode_replicas": split.decode,
+                        "router": run.prefill.routing.router, "seed": run.prefill.routing.seed,
+                        "kv_transfer_latency": split.latency, "kv_transfer_per_block": split.per_block},
+            "replicas": [_replica_entry(k, "prefill", s, m) for k, (s, m, _) in enumerate(prefill)]
+            + [_replica_entry(first + k, "decode", s, m) for k, (s, m, _) in enumerate(decode)],
+            "requests": requests, "steps": steps}
+
+
+def replicas_text(parts: list[tuple[Schedule, Metrics, list[Sequence[float]]]], roles: list[str] | None = None) -> str:
+    """One line a replica: its role, requests, makespan, throughput and TTFT percentiles (on a decode replica, to
+    the second token), and its prefix cache's hit rate."""
+    roles = roles or ["mixed"] * len(parts)
+    rows = [[k, role, len(s.requests), m.makespan, m.throughput, m.percentiles["ttft"][50], m.percentiles["ttft"][99]]
+            + ([m.prefix_hit_rate] if caches(s) else []) for k, ((s, m, _), role) in enumerate(zip(parts, roles))]
+    headers = ["replica", "role", "requests", "makespan", "throughput", "ttft_p50", "ttft_p99"]
     return table(headers + (["prefix_hit_rate"] if caches(parts[0][0]) else []), rows)

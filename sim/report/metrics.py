@@ -336,36 +336,73 @@ def slowest_prompt(metrics: Metrics, share: float = 0.01) -> float | None:
     return sum(r.prompt for r in slow) / len(slow) if slow else None
 
 
-def combine(parts: Sequence[tuple[Schedule, Metrics, list[Sequence[float]]]], placed: Sequence[int],
-            local: Sequence[int]) -> Metrics:
-    """The metrics of a fleet (sim.core.cluster): each replica's (Schedule, Metrics, emitted times) and where each
-    request of the trace went. Requests are in the trace's order, and the percentiles (every inter-token gap too)
-    are over all of them; totals add up; time is the fleet's (the latest replica's makespan), so throughput is
-    the fleet's. Utilization is the token-work done over what every replica's budget could have done then; the
-    KV peak is the fullest replica's, and the KV mean the replicas' mean."""
+def combine(parts: Sequence[tuple[Schedule, Metrics, list[Sequence[float]]]], requests: Sequence[RequestMetrics],
+            emitted: Sequence[Sequence[float]]) -> Metrics:
+    """The metrics of a fleet (sim.core.cluster) from each replica's (Schedule, Metrics, emitted times) and every
+    request of the trace, in its order, with its emitted times (`fleet_requests`, `split_requests`). The
+    percentiles (every inter-token gap too), goodput and what was delivered are over those requests; the
+    token-work and the scheduler's counts add up over the replicas; time is the fleet's (the latest replica's
+    makespan), so throughput is the fleet's. Utilization is the token-work done over what every replica's budget
+    could have done then; the KV peak is the fullest replica's, and the KV mean the replicas' mean."""
     metrics = [m for _, m, _ in parts]
     first = metrics[0]
-    requests = tuple(metrics[k].requests[i] for k, i in zip(placed, local))
+    requests = tuple(requests)
     makespan = max(m.makespan for m in metrics)
     per_time = (lambda x: x / makespan) if makespan else (lambda x: 0.0)
-    totals = {name: sum(getattr(m, name) for m in metrics) for name in (
-        "output_tokens", "prefill_tokens", "decode_tokens", "padding_waste", "goodput_requests", "goodput_tokens",
-        "finished", "cancelled", "rejected", "preemptions", "recomputed_tokens", "swapped_blocks", "wasted_tokens",
-        "unsent_tokens", "prefix_queried", "prefix_hits", "disconnected", "graph_padding", "spec_accepted")}
+    work = {name: sum(getattr(m, name) for m in metrics) for name in (
+        "prefill_tokens", "decode_tokens", "padding_waste", "preemptions", "recomputed_tokens", "swapped_blocks",
+        "prefix_queried", "prefix_hits", "graph_padding", "spec_accepted")}
     if first.unit == "tick":
         capacity = first.token_budget * makespan * len(parts)
     else:  # (a latency model's utilization is per iteration run)
         capacity = first.token_budget * sum(_step_totals(s).iterations for s, _, _ in parts)
-    gaps = Counter()
-    for _, _, emitted in parts:
-        gaps.update(gap_counts(emitted))
+    good = [r for r in requests if r.meets_slo]
+    reasons = [r.finish_reason for r in requests]
+    output_tokens = sum(r.delivered for r in requests)
     peaks = [m.kv_peak for m in metrics if m.kv_peak is not None]
     means = [m.kv_mean for m in metrics if m.kv_mean is not None]
     return replace(
-        first, requests=requests, makespan=makespan, throughput=per_time(totals["output_tokens"]),
-        request_throughput=per_time(totals["finished"]),
-        utilization=(totals["prefill_tokens"] + totals["decode_tokens"]) / capacity if capacity else 0.0,
-        percentiles={**{name: percentiles([v for v in map(attrgetter(name), requests) if v is not None])
-                        for name in LATENCIES}, "itl": weighted_percentiles(gaps)},
-        slo_attainment=totals["goodput_requests"] / len(requests) if requests else 0.0,
-        kv_peak=max(peaks) if peaks else None, kv_mean=sum(means) / len(means) if means else None, **totals)
+        first, requests=requests, makespan=makespan, output_tokens=output_tokens,
+        throughput=per_time(output_tokens), request_throughput=per_time(reasons.count("finished")),
+        utilization=(work["prefill_tokens"] + work["decode_tokens"]) / capacity if capacity else 0.0,
+        percentiles=_all_percentiles(requests, list(emitted)), goodput_requests=len(good),
+        goodput_tokens=sum(r.output for r in good), slo_attainment=len(good) / len(requests) if requests else 0.0,
+        finished=reasons.count("finished"), cancelled=reasons.count("cancelled"),
+        rejected=reasons.count("rejected"), disconnected=reasons.count("disconnected"),
+        wasted_tokens=sum(r.wasted for r in requests), unsent_tokens=sum(r.generated - r.sent for r in requests),
+        kv_peak=max(peaks) if peaks else None, kv_mean=sum(means) / len(means) if means else None, **work)
+
+
+def fleet_requests(parts: Sequence[tuple[Schedule, Metrics, list[Sequence[float]]]], placed: Sequence[int],
+                   local: Sequence[int]) -> tuple[list[RequestMetrics], list[Sequence[float]]]:
+    """Every request's metrics and emitted times, in the trace's order, from the replica it was placed on."""
+    return ([parts[k][1].requests[i] for k, i in zip(placed, local)],
+            [parts[k][2][i] for k, i in zip(placed, local)])
+
+
+def split_requests(trace_outputs: Sequence[int], prefill: tuple, decode: tuple, handed: Sequence[int],
+                   slo: SLO) -> tuple[list[RequestMetrics], list[list[float]]]:
+    """Every request's metrics and emitted times, in the trace's order, under prefill/decode disaggregation
+    (sim.core.cluster.simulate_split): its queue time and first token from its prefill replica, the rest of its
+    tokens from its decode replica (`prefill` and `decode`: each side's fleet_requests). `trace_outputs`: each
+    request's output tokens in the trace."""
+    on_decode = {j: d for d, j in enumerate(handed)}
+    requests, emitted = [], []
+    for j, (p, first_times) in enumerate(zip(*prefill)):
+        output = trace_outputs[j]
+        if j not in on_decode:  # (one output token, or it never got past its prefill)
+            requests.append(p._replace(output=output))
+            emitted.append(list(first_times))
+            continue
+        d, rest = decode[0][on_decode[j]], decode[1][on_decode[j]]
+        finished = d.finish_reason == "finished"
+        first_token = p.completion
+        tpot = ratio(d.completion - first_token, output - 1) if finished else None
+        e2e = d.completion - p.arrival if finished else None
+        requests.append(RequestMetrics(
+            p.name, p.arrival, p.prompt, output, p.queue_time, p.ttft, tpot, e2e, d.completion if finished else None,
+            d.finish_reason, finished and meets(slo, p.ttft, tpot, e2e), p.delivered + d.delivered,
+            p.wasted + d.wasted, p.preemptions + d.preemptions, p.recomputed + d.recomputed, p.tenant, p.priority,
+            p.generated + d.generated, p.sent + d.sent, p.paused + d.paused))
+        emitted.append([*first_times, *rest])
+    return requests, emitted

@@ -1477,6 +1477,9 @@ TEXTS = {
     "cfg_err_lpm_needs_cache": (
         "longest prefix match orders by the prefix found in the prefix cache: turn prefix caching on"),
     "cfg_err_cache_needs_kv": "prefix caching keeps its blocks in the KV cache: give the KV cache a size",
+    "cfg_err_split_first_token": (
+        "prefill/decode disaggregation samples the first token on the prefill replica: choose the prefill first token"),
+    "cfg_err_split_whole_ticks": "in ticks a KV transfer takes whole ticks: give the latency and the time a block in whole ticks",
     "cfg_err_affinity_needs_cache": "prefix-affinity routing reads each replica's prefix cache: turn prefix caching on",
     "cfg_err_spec_over_budget": (
         "verifying {tokens} draft tokens costs {cost} token-work a request, more than the token budget {budget}"),

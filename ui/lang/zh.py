@@ -1411,6 +1411,8 @@ TEXTS = {
     "cfg_err_release_needs_credits": "只在设置了流式额度时适用（只有那时请求才会被暂停）",
     "cfg_err_lpm_needs_cache": "最长前缀匹配按前缀缓存中找到的前缀排序：请打开前缀缓存",
     "cfg_err_cache_needs_kv": "前缀缓存把它的 block 放在 KV cache 里：请给 KV cache 设定大小",
+    "cfg_err_split_first_token": "预填充/解码分离在预填充副本上采样第一个 token：请选择由预填充产生第一个 token",
+    "cfg_err_split_whole_ticks": "以 tick 计时时，KV 传输需要整数个 tick：请用整数给出延迟和每个 block 的时间",
     "cfg_err_affinity_needs_cache": "前缀亲和路由读取每个副本的前缀缓存：请打开前缀缓存",
     "cfg_err_spec_over_budget": (
         "验证 {tokens} 个草稿 token 每个请求要花 {cost} 个 token-work，超过了 token 预算 {budget}"),
