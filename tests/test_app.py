@@ -12,7 +12,7 @@ from ui.scenario import Scenario, encode
 
 APP = str(Path(__file__).resolve().parents[1] / "classroom.py")  # the script app.py serves
 PAGES = ("pages/home.py", "pages/worked_example.py", "pages/costs.py", "pages/trace_lab.py", "pages/capacity_lab.py",
-         "pages/metrics_guide.py")
+         "pages/many_servers.py", "pages/metrics_guide.py")
 
 
 def open_page(page: str, lang: str = "en") -> AppTest:
@@ -40,11 +40,14 @@ def test_every_page_renders(page, lang):
                                         "Worked example", "pages/trace_lab.py": "Trace lab",
                                         "pages/costs.py": "What continuous batching costs",
                                         "pages/capacity_lab.py": "Capacity lab: how much load before the SLO breaks?",
+                                        "pages/many_servers.py":
+                                            "Many servers: routers and prefill/decode disaggregation",
                                         "pages/metrics_guide.py": "Metrics guide"},
                                  "zh": {"pages/home.py": "批处理课堂", "pages/worked_example.py": "示例推演",
                                         "pages/costs.py": "连续批处理的代价",
                                         "pages/trace_lab.py": "Trace 实验室",
                                         "pages/capacity_lab.py": "容量实验：负载多大时 SLO 开始失守？",
+                                        "pages/many_servers.py": "多台服务器：路由与预填充/解码分离",
                                         "pages/metrics_guide.py": "指标指南"}}[lang][page]
 
 

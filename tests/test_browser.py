@@ -180,6 +180,7 @@ PAGES = {  # path: (English title, Chinese title)
     "/worked_example": ("Worked example", "示例推演"),
     "/trace_lab": ("Trace lab", "Trace 实验室"),
     "/metrics_guide": ("Metrics guide", "指标指南"),
+    "/many_servers": ("Many servers: routers and prefill/decode disaggregation", "多台服务器：路由与预填充/解码分离"),
 }
 
 

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from ui import capacity, costs, presenter, real_model, runs, warm
+from ui import capacity, costs, fleet, presenter, real_model, runs, warm
 from ui.i18n import LANGUAGES, language, speaking, t
 from ui.strings import STRINGS
 
@@ -32,6 +32,8 @@ def test_after_the_warm_up_no_first_visit_computes_what_every_visitor_sees(warme
     monkeypatch.setattr(costs, "interference", computed)  # What it costs: the first of its lessons' runs,
     monkeypatch.setattr(costs, "interference_lesson", computed)  # and of the lessons made from them in a language
     monkeypatch.setattr(capacity, "sweep", computed)  # the capacity lab's default sweep
+    monkeypatch.setattr(fleet, "routing_runs", computed)  # Many servers: the runs, and the lessons made of them
+    monkeypatch.setattr(fleet, "routing_lesson", computed)
     monkeypatch.setattr(real_model, "load_model", computed)  # the real model's page
     for page in PAGES:
         at = AppTest.from_file(APP, default_timeout=60)

@@ -16,8 +16,8 @@ from .numbers import number, quantity, share
 from .runs import run, seed_trace
 
 POLICIES = ("static", "continuous")
-PAGES = (("worked_example", "🧮"), ("costs", "💸"), ("trace_lab", "🧪"), ("capacity_lab", "📈"), ("real_model", "🤖"),
-         ("metrics_guide", "📏"))
+PAGES = (("worked_example", "🧮"), ("costs", "💸"), ("trace_lab", "🧪"), ("capacity_lab", "📈"),
+         ("many_servers", "🗄️"), ("real_model", "🤖"), ("metrics_guide", "📏"))
 
 
 def seed_runs() -> dict[str, tuple[Schedule, Metrics]]:

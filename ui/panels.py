@@ -120,3 +120,41 @@ def kv_totals(runs: list[tuple[str, Schedule]], title: str, cost: str) -> go.Fig
                             ((capacity, "#d62728", t("kv_capacity", blocks=number(capacity))),)))
     xaxis = {"title": {"text": t("unit_s")}, "gridcolor": "#e5e8ee", "zeroline": False}
     return stacked(panels, lesson_layout(title, cost, 0), xaxis)
+
+
+TRANSFER_COLOR = "#8e6c8a"
+
+
+def fleet_gantts(runs: list[tuple[str, Schedule]], title: str, transfers: Panel | None = None,
+                 after: int = 0) -> go.Figure:
+    """The Gantt charts of a fleet's replicas, a panel each (labelled), each with its own requests' lanes, on one
+    time axis; `transfers` (the KV transfers of a split) goes between the first `after` panels (the prefill
+    replicas) and the rest."""
+    x_max = max(schedule.makespan for _, schedule in runs)
+    layout = timeline_layout(title, 0, x_max, runs[0][1].unit, {})
+    xaxis = layout.pop("xaxis")
+    del layout["yaxis"]
+    made = []
+    for label, schedule in runs:
+        rows = sample_rows(len(schedule.requests), FLEET_ROWS)
+        made.append(Panel(label, gantt_traces(schedule, rows), gantt_yaxis(schedule, rows),
+                          GANTT_ROW_PX * max(1, len(rows)) + GANTT_ROOM_PX))
+    if transfers is not None:
+        made.insert(after, transfers)
+    return stacked(made, layout, xaxis)
+
+
+FLEET_ROWS = 8  # the most requests a replica's panel draws (an even sample of more)
+
+
+def transfers_panel(label: str, moved: list[tuple[str, object]], unit: str) -> Panel:
+    """The KV transfers of a split, a lane a request: a bar from its first token to its blocks' landing."""
+    names = [plotly_text(name) for name, _ in moved]
+    hover = [t("hover_transfer", name=name, start=number(m.start), end=number(m.end), blocks=number(m.blocks),
+               unit=t(f"unit_{unit}")) for name, (_, m) in zip(names, moved)]
+    traces = [{"type": "bar", "name": t("legend_transfer"), "orientation": "h", "y": names,
+               "base": [m.start for _, m in moved], "x": [m.end - m.start for _, m in moved],
+               "marker": {"color": TRANSFER_COLOR, "line": {"width": 0}}, "customdata": hover,
+               "hovertemplate": "%{customdata}<extra></extra>"}]
+    yaxis = {"type": "category", "categoryorder": "array", "categoryarray": names, "range": [len(names) - 0.5, -0.5]}
+    return Panel(label, traces, yaxis, GANTT_ROW_PX * max(1, len(names)) + GANTT_ROOM_PX, TRANSFER_COLOR)

@@ -18,7 +18,7 @@ from streamlit.logger import get_logger
 from sim.core.config import Config
 from sim.trace.trace import SEED_BUDGET
 
-from . import capacity, lessons, presenter, real_model, runs
+from . import capacity, fleet, lessons, presenter, real_model, runs
 from .i18n import LANGUAGES, language, speaking
 from .lab_state import LabSettings
 
@@ -43,6 +43,11 @@ def cost_lessons() -> None:
     lessons.lessons(language(), presenter.on())
 
 
+def fleet_lessons() -> None:
+    """Many servers."""
+    fleet.lessons(language(), presenter.on())
+
+
 def story() -> None:
     """The worked example's story, every frame of it."""
     runs.story_figure()
@@ -58,7 +63,8 @@ def model() -> None:
     real_model.shared_model(real_model.default_device(), real_model.DTYPES[0])
 
 
-WARMERS: tuple[Callable[[], object], ...] = (seed_runs, story, lab_runs, cost_lessons, default_sweep, model)
+WARMERS: tuple[Callable[[], object], ...] = (seed_runs, story, lab_runs, cost_lessons, fleet_lessons, default_sweep,
+                                             model)
 
 
 @contextmanager

@@ -1506,4 +1506,93 @@ TEXTS = {
         "Budget utilization gets no verdict: it counts the token-work computed, so a policy that computes less "
         "for the same answers (prefix caching skips the cached prompt tokens; fewer preemptions recompute less) "
         "has less of it without serving worse. Makespan, throughput and the latencies say which serves better."),
+    # Many servers (ui/fleet.py, pages/many_servers.py)
+    "nav_fleet": "Many servers",
+    "home_link_many_servers": "Many servers: which replica gets a request, and splitting prefill from decode",
+    "fleet_title": "Many servers: routers and prefill/decode disaggregation",
+    "fleet_about": "What this page simulates, and how",
+    "fleet_intro": (
+        "Real serving is a fleet: several copies of one engine behind a router. Each replica here is the very "
+        "scheduler of the other pages, with the same budgets, KV cache and options; only where a request goes "
+        "changes. Times are in ms under a linear latency model (c0 + c_prefill × prefill tokens + c_decode × "
+        "decoding requests + c_attn × context read)."),
+    "fleet_running": "Simulating the fleets…",
+    "fleet_download": "Download this table (CSV)",
+    "fleet_routing_title": "Which replica? Routing and the prefix cache",
+    "fleet_routing_story": (
+        "{users} users chat with {replicas} replicas; every turn sends the whole conversation so far again, and "
+        "each replica caches prefixes. **Round-robin** deals the turns out in order and **least-requests** to "
+        "the least busy replica, so a user's next turn rarely lands where its conversation is cached: "
+        "{hit_rr} of the prompt tokens are found cached. **Prefix-affinity** sends each turn to the replica "
+        "whose cache holds the longest prefix of it: {hit_affinity} are found, and the median TTFT falls from "
+        "{ttft_rr} to {ttft_affinity}.\n\n"
+        "Affinity has a price. When one system prompt opens every request, every replica soon caches it "
+        "({hot_hit} hit), yet affinity keeps sending requests to the first replica that held it, until it is "
+        "more than {cap_abs} requests and {cap_rel} times busier than the idlest (SGLang's load cap): the busiest replica "
+        "serves {hot_busiest} times its share, and the p99 TTFT is {hot_p99_affinity} against "
+        "{hot_p99_lr} under least-requests."),
+    "fleet_routing_chart": "Chats: TTFT by router",
+    "fleet_routing_named": "prefix hits {hit_rr} → {hit_affinity}; TTFT p50 {ttft_rr} → {ttft_affinity}",
+    "fleet_hot_chart": "One hot system prompt: TTFT by router",
+    "fleet_hot_named": "affinity's hot spot: TTFT p99 {hot_p99_lr} (least-requests) → {hot_p99_affinity}",
+    "fleet_ttft_p50": "TTFT p50",
+    "fleet_ttft_p99": "TTFT p99",
+    "fleet_ttft_axis": "TTFT ({unit})",
+    "fleet_gantt_routing": "3 users, 3 turns each, on 3 replicas: {router}",
+    "router_round-robin": "round-robin",
+    "router_round-robin_short": "round-robin",
+    "router_least-requests": "least-requests",
+    "router_least-requests_short": "least-req.",
+    "router_prefix-affinity": "prefix-affinity",
+    "router_prefix-affinity_short": "affinity",
+    "fleet_col_hit_rate": "chats: prefix hit rate",
+    "fleet_col_ttft_p50": "chats: TTFT p50",
+    "fleet_col_ttft_p99": "chats: TTFT p99",
+    "fleet_col_hot_ttft_p99": "hot prompt: TTFT p99",
+    "fleet_col_hot_busiest": "hot prompt: busiest replica's share",
+    "fleet_split_title": "Split prefill from decode (DistServe)",
+    "fleet_split_story": (
+        "Long prompts ({shortest} to {longest} tokens) under a tight SLO: TTFT at most {ttft} and TPOT at most {tpot}. "
+        "**Side by side**, {replicas} engines each mix prefills into their decode iterations, and a {longest}-token "
+        "prefill stalls every decoder for {stall}: at {at} requests a second the TPOT p90 is {tpot_colocated}. "
+        "**Split**, {half} engines only prefill and {half} only decode; a request's KV blocks travel from one "
+        "to the other when its first token is out, and the decode replicas never wait for a prompt: TPOT p90 "
+        "{tpot_fast}. Keeping {target} of the requests within the SLO, side by side serves up to "
+        "{knee_colocated}, split over a fast link ({fast} + {fast_block} a block) up to {knee_fast}.\n\n"
+        "The split's price is the transfer and the capacity it sets apart: {half} engines prefill what {replicas} "
+        "shared, and at {at} requests a second the TTFT p90 grows from {ttft_colocated} to {ttft_fast}. Over a "
+        "slow link ({slow} + "
+        "{slow_block} a block of {block} tokens), a {longest}-token prompt's {blocks} blocks take {slow_total} to arrive, all of it "
+        "between the first token and the second: the split keeps the SLO at no rate ({knee_slow})."),
+    "fleet_split_chart": "Goodput against load",
+    "fleet_split_named": (
+        "knee (≥ {target} within SLO): side by side {knee_colocated}, split {knee_fast}, slow link {knee_slow}"),
+    "fleet_rate": "{rate} req/s",
+    "fleet_rate_axis": "arrival rate (requests/s)",
+    "fleet_goodput_axis": "goodput (requests/s within SLO)",
+    "fleet_colocated": "4 engines side by side",
+    "fleet_colocated_short": "side by side",
+    "fleet_split_fast": "2 prefill + 2 decode, fast link",
+    "fleet_split_fast_short": "split",
+    "fleet_split_slow": "2 prefill + 2 decode, slow link",
+    "fleet_split_slow_short": "split, slow",
+    "fleet_col_knee": "knee (most req/s within SLO)",
+    "fleet_col_tpot_p90": "TPOT p90",
+    "fleet_col_ttft_p90": "TTFT p90",
+    "fleet_col_attainment": "within SLO",
+    "fleet_col_figure_at": "figure (at {rate} req/s)",
+    "fleet_gantt_split": "6 requests, 1 prefill and 1 decode replica: the KV transfers between them",
+    "fleet_panel_mixed": "replica {index}",
+    "fleet_panel_prefill": "replica {index} · prefill",
+    "fleet_panel_decode": "replica {index} · decode",
+    "fleet_panel_transfers": "KV transfers",
+    "legend_transfer": "KV transfer",
+    "hover_transfer": "<b>{name}</b> · KV transfer<br>{unit} {start} → {end}<br>{blocks} blocks",
+    "fleet_hidden_title": "What this picture leaves out",
+    "fleet_hidden": (
+        "- A router here sees each replica exactly as it stands; a real one reads engine stats some time old, or "
+        "a radix tree of its own.\n- Transfers do not share a link: each takes its own time, however many run "
+        "at once.\n- A prefill replica frees a request's blocks when its first token is out; a real one holds "
+        "them until the transfer has read them.\n- On the decode replica the first step feeds the first "
+        "token and is drawn as a one-token prefill.\n- The latency model is linear, as on What it costs."),
 }

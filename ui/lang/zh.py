@@ -1437,4 +1437,85 @@ TEXTS = {
         "预算利用率不评判好坏：它统计的是实际计算的 token-work，一个为同样的回答计算得更少的策略（前缀缓存跳过"
         "已缓存的 prompt token；抢占更少，重算也更少）利用率更低，但服务并不更差。哪个服务得更好，看 makespan、"
         "吞吐和各项延迟。"),
+    # Many servers
+    "nav_fleet": "多台服务器",
+    "home_link_many_servers": "多台服务器：请求去哪个副本，以及把预填充与解码分开",
+    "fleet_title": "多台服务器：路由与预填充/解码分离",
+    "fleet_about": "本页模拟了什么，怎样模拟",
+    "fleet_intro": (
+        "真实的服务是一个集群：同一个引擎的多个副本站在一个路由器后面。这里的每个副本都正是其他页面上的那个调度器，"
+        "预算、KV cache 和选项都相同；变的只是请求去哪里。时间以毫秒计，采用线性延迟模型（c0 + c_prefill × 预填充 "
+        "token + c_decode × 解码中的请求 + c_attn × 读取的上下文）。"),
+    "fleet_running": "正在模拟这些集群…",
+    "fleet_download": "下载此表（CSV）",
+    "fleet_routing_title": "去哪个副本？路由与前缀缓存",
+    "fleet_routing_story": (
+        "{users} 个用户与 {replicas} 个副本对话；每一轮都把到目前为止的整段对话再发一遍，每个副本都缓存前缀。"
+        "**轮询（round-robin）**按顺序分发，**最少请求（least-requests）**发给最空闲的副本，所以用户的下一轮很少"
+        "落在缓存了这段对话的副本上：只有 {hit_rr} 的 prompt token 命中缓存。**前缀亲和（prefix-affinity）**把每一轮"
+        "发给缓存了其最长前缀的副本：命中 {hit_affinity}，TTFT 中位数从 {ttft_rr} 降到 {ttft_affinity}。\n\n"
+        "亲和也有代价。当所有请求都以同一个系统提示开头时，每个副本很快都缓存了它（命中 {hot_hit}），可亲和路由仍把"
+        "请求发给最先持有它的副本，直到它比最空闲的副本多出 {cap_abs} 个以上请求、且忙 {cap_rel} 倍以上（SGLang 的负载上限）："
+        "最忙的副本承担了 {hot_busiest} 倍于平均的请求，p99 TTFT 为 {hot_p99_affinity}，而最少请求只有 "
+        "{hot_p99_lr}。"),
+    "fleet_routing_chart": "对话：各路由器的 TTFT",
+    "fleet_routing_named": "前缀命中 {hit_rr} → {hit_affinity}；TTFT p50 {ttft_rr} → {ttft_affinity}",
+    "fleet_hot_chart": "一个热门系统提示：各路由器的 TTFT",
+    "fleet_hot_named": "亲和的热点：TTFT p99 {hot_p99_lr}（最少请求）→ {hot_p99_affinity}",
+    "fleet_ttft_p50": "TTFT p50",
+    "fleet_ttft_p99": "TTFT p99",
+    "fleet_ttft_axis": "TTFT（{unit}）",
+    "fleet_gantt_routing": "3 个用户各 3 轮，3 个副本：{router}",
+    "router_round-robin": "轮询",
+    "router_round-robin_short": "轮询",
+    "router_least-requests": "最少请求",
+    "router_least-requests_short": "最少请求",
+    "router_prefix-affinity": "前缀亲和",
+    "router_prefix-affinity_short": "亲和",
+    "fleet_col_hit_rate": "对话：前缀命中率",
+    "fleet_col_ttft_p50": "对话：TTFT p50",
+    "fleet_col_ttft_p99": "对话：TTFT p99",
+    "fleet_col_hot_ttft_p99": "热门提示：TTFT p99",
+    "fleet_col_hot_busiest": "热门提示：最忙副本的份额",
+    "fleet_split_title": "把预填充与解码分开（DistServe）",
+    "fleet_split_story": (
+        "长 prompt（{shortest} 到 {longest} token），严格的 SLO：TTFT 不超过 {ttft}，TPOT 不超过 {tpot}。**并置**时，{replicas} "
+        "个引擎都把预填充混进解码迭代里，一个 {longest} token 的预填充让每个解码请求停顿 {stall}：每秒 {at} 个请求时 TPOT "
+        "p90 为 {tpot_colocated}。**分离**时，{half} 个引擎只做预填充，{half} 个只做解码；请求的第一个 token 产出后，"
+        "它的 KV block 从一边传到另一边，解码副本从不等待 prompt：TPOT p90 为 {tpot_fast}。以 {target} 的请求满足 SLO "
+        "为准，并置最多服务 {knee_colocated}，经快速链路（{fast} + 每个 block {fast_block}）的分离最多 "
+        "{knee_fast}。\n\n"
+        "分离的代价是传输，以及被划走的容量：{half} 个引擎要承担原来 {replicas} 个分担的预填充，每秒 {at} 个请求时 TTFT "
+        "p90 从 {ttft_colocated} 升到 {ttft_fast}。经慢速链路（{slow} + 每个 {block} token 的 block {slow_block}）时，一个 "
+        "{longest} token prompt 的 {blocks} 个 block 要 {slow_total} 才到，全部落在第一个和第二个 token 之间：分离在任何负载下都守不住 "
+        "SLO（{knee_slow}）。"),
+    "fleet_split_chart": "有效吞吐与负载",
+    "fleet_split_named": "拐点（≥ {target} 满足 SLO）：并置 {knee_colocated}，分离 {knee_fast}，慢速链路 {knee_slow}",
+    "fleet_rate": "{rate} 请求/s",
+    "fleet_rate_axis": "到达率（请求/s）",
+    "fleet_goodput_axis": "有效吞吐（满足 SLO 的请求/s）",
+    "fleet_colocated": "4 个引擎并置",
+    "fleet_colocated_short": "并置",
+    "fleet_split_fast": "2 预填充 + 2 解码，快速链路",
+    "fleet_split_fast_short": "分离",
+    "fleet_split_slow": "2 预填充 + 2 解码，慢速链路",
+    "fleet_split_slow_short": "分离·慢链路",
+    "fleet_col_knee": "拐点（满足 SLO 的最高请求/s）",
+    "fleet_col_tpot_p90": "TPOT p90",
+    "fleet_col_ttft_p90": "TTFT p90",
+    "fleet_col_attainment": "满足 SLO",
+    "fleet_col_figure_at": "指标（{rate} 请求/s 时）",
+    "fleet_gantt_split": "6 个请求，1 个预填充副本和 1 个解码副本：它们之间的 KV 传输",
+    "fleet_panel_mixed": "副本 {index}",
+    "fleet_panel_prefill": "副本 {index} · 预填充",
+    "fleet_panel_decode": "副本 {index} · 解码",
+    "fleet_panel_transfers": "KV 传输",
+    "legend_transfer": "KV 传输",
+    "hover_transfer": "<b>{name}</b> · KV 传输<br>{unit} {start} → {end}<br>{blocks} 个 block",
+    "fleet_hidden_title": "这幅图省略了什么",
+    "fleet_hidden": (
+        "- 这里的路由器看到的是每个副本此刻的确切状态；真实的路由器读取的是有些延迟的引擎统计，或它自己维护的 radix "
+        "树。\n- 传输之间不共享链路：无论同时有多少个，每个都用自己的时间。\n- 预填充副本在第一个 token 产出时就释放"
+        "请求的 block；真实系统会保留到传输读完为止。\n- 在解码副本上，第一步输入第一个 token，画作一个 token 的预"
+        "填充。\n- 延迟模型是线性的，与「代价」页相同。"),
 }
