@@ -86,13 +86,14 @@ def run_split(key: str, trace: Trace, config: Config, policy: Policy, split: Spl
 
 
 # -- lesson 1: which replica -----------------------------------------------------------------------------------------
-def chats_trace(hot: bool = False, users: int = USERS, turns: int = 5, seed: int = 1) -> Trace:
-    """Users' conversations, each turn 0.8-1.6 s after the last, 20-60 tokens out. A turn's prompt is the
+def chats_trace(hot: bool = False, users: int = USERS, turns: int = 5, seed: int = 1, spread: int = 2000) -> Trace:
+    """Users' conversations, the first turns within `spread` ms, each turn 0.8-1.6 s after the last, 20-60 tokens
+    out. A turn's prompt is the
     conversation so far, 256 tokens a turn (its hash_ids: the user's blocks, one a 16 tokens). `hot`: instead,
     every request is one shared system prompt of 512 tokens and 64 of its own."""
     rng, events, rows = random.Random(seed), [], []
     for user in range(users):
-        start = rng.randint(0, 2000)
+        start = rng.randint(0, spread)
         events += [(start + turn * rng.randint(800, 1600), user, turn) for turn in range(turns)]
     for at, user, turn in sorted(events):
         if hot:
@@ -110,8 +111,9 @@ def routing_runs() -> dict[str, list[Fleet]]:
     for workload, trace in (("chats", chats_trace()), ("hot", chats_trace(hot=True, users=40))):
         out[workload] = [run_fleet(f"router_{router}", trace, ROUTING_CONFIG, CACHED, Routing(REPLICAS, router))
                          for router in ROUTERS]
-    out["small"] = [run_fleet(f"router_{router}", chats_trace(users=3, turns=3, seed=4), ROUTING_CONFIG, CACHED,
-                              Routing(3, router)) for router in ("round-robin", "prefix-affinity")]
+    small = chats_trace(users=3, turns=3, seed=4, spread=300)
+    out["small"] = [run_fleet(f"router_{router}", small, ROUTING_CONFIG, CACHED, Routing(3, router))
+                    for router in ("round-robin", "prefix-affinity")]
     return out
 
 
@@ -189,7 +191,7 @@ def split_lesson(runs: dict[str, object]) -> Lesson:
     variants = sweep[RATES[0]]
     knees = [knee(sweep, i) for i in range(len(variants))]
     at = knees[1] or RATES[-1]  # the rate the table reads: the split's knee
-    rate_text = lambda rate: "—" if rate is None else t("fleet_rate", rate=number(rate))  # noqa: E731
+    rate_text = lambda rate: t("fleet_no_knee") if rate is None else t("fleet_rate", rate=number(rate))  # noqa: E731
     figures = {"replicas": number(REPLICAS), "half": number(REPLICAS // 2), "tpot": duration(SLO_TPOT),
                "ttft": duration(SLO_TTFT), "target": share(TARGET), "knee_colocated": rate_text(knees[0]),
                "knee_fast": rate_text(knees[1]), "knee_slow": rate_text(knees[2]), "at": number(at),
@@ -201,8 +203,10 @@ def split_lesson(runs: dict[str, object]) -> Lesson:
                "ttft_fast": duration(sweep[at][1].metrics.percentiles["ttft"][90]),
                "shortest": number(PROMPTS[0]), "longest": number(PROMPTS[-1]), "block": number(BLOCK),
                "stall": duration(SPLIT_COST.c_prefill * PROMPTS[-1]), "blocks": number(PROMPTS[-1] // BLOCK),
-               "slow_total": duration(SLOW[0] + SLOW[1] * (PROMPTS[-1] // BLOCK))}
-    series = [(t(v.key), list(RATES), [sweep[rate][i].metrics.goodput * 1000 for rate in RATES])
+               "slow_total": duration(SLOW[0] + SLOW[1] * (PROMPTS[-1] // BLOCK)),
+               "slow_verdict": t("fleet_slow_none") if knees[2] is None else t("fleet_slow_knee",
+                                                                               knee=rate_text(knees[2]))}
+    series = [(t(v.key), [float(rate) for rate in RATES], [sweep[rate][i].metrics.goodput * 1000 for rate in RATES])
               for i, v in enumerate(variants)]
     chart = charts.series_chart(series, t("fleet_split_chart"), t("fleet_split_named", **figures),
                                 t("fleet_rate_axis"), t("fleet_goodput_axis"))

@@ -60,11 +60,12 @@ def stacked(panels: list[Panel], layout: dict, xaxis: dict) -> go.Figure:
         top -= label_px
         domain = [(top - height) / plot, top / plot]
         top -= height
-        for trace in panel.traces:  # one legend entry a name: the first panel that draws it shows it
-            name = trace.get("name")
+        for trace in panel.traces:  # one legend entry a name: the first panel that draws any of it shows it
+            name, drawn = trace.get("name"), bool(trace.get("y"))
             data.append(trace | {"xaxis": x, "yaxis": y, "legendgroup": name,
-                                 "showlegend": trace.get("showlegend", True) and name not in shown})
-            shown.add(name)
+                                 "showlegend": trace.get("showlegend", True) and drawn and name not in shown})
+            if drawn:
+                shown.add(name)
         bottom = i == len(panels) - 1
         layout["xaxis" + x[1:]] = xaxis | {"anchor": y, "showticklabels": bottom} | (
             {} if bottom else {"title": {"text": ""}}) | ({"matches": "x"} if i else {})

@@ -1563,11 +1563,14 @@ TEXTS = {
         "shared, and at {at} requests a second the TTFT p90 grows from {ttft_colocated} to {ttft_fast}. Over a "
         "slow link ({slow} + "
         "{slow_block} a block of {block} tokens), a {longest}-token prompt's {blocks} blocks take {slow_total} to arrive, all of it "
-        "between the first token and the second: the split keeps the SLO at no rate ({knee_slow})."),
+        "between the first token and the second: {slow_verdict}."),
     "fleet_split_chart": "Goodput against load",
     "fleet_split_named": (
         "knee (≥ {target} within SLO): side by side {knee_colocated}, split {knee_fast}, slow link {knee_slow}"),
     "fleet_rate": "{rate} req/s",
+    "fleet_no_knee": "none",
+    "fleet_slow_none": "the split keeps the SLO at no rate",
+    "fleet_slow_knee": "the split keeps the SLO only up to {knee}",
     "fleet_rate_axis": "arrival rate (requests/s)",
     "fleet_goodput_axis": "goodput (requests/s within SLO)",
     "fleet_colocated": "4 engines side by side",

@@ -1487,11 +1487,13 @@ TEXTS = {
         "{knee_fast}。\n\n"
         "分离的代价是传输，以及被划走的容量：{half} 个引擎要承担原来 {replicas} 个分担的预填充，每秒 {at} 个请求时 TTFT "
         "p90 从 {ttft_colocated} 升到 {ttft_fast}。经慢速链路（{slow} + 每个 {block} token 的 block {slow_block}）时，一个 "
-        "{longest} token prompt 的 {blocks} 个 block 要 {slow_total} 才到，全部落在第一个和第二个 token 之间：分离在任何负载下都守不住 "
-        "SLO（{knee_slow}）。"),
+        "{longest} token prompt 的 {blocks} 个 block 要 {slow_total} 才到，全部落在第一个和第二个 token 之间：{slow_verdict}。"),
     "fleet_split_chart": "有效吞吐与负载",
     "fleet_split_named": "拐点（≥ {target} 满足 SLO）：并置 {knee_colocated}，分离 {knee_fast}，慢速链路 {knee_slow}",
     "fleet_rate": "{rate} 请求/s",
+    "fleet_no_knee": "无",
+    "fleet_slow_none": "分离在任何负载下都守不住 SLO",
+    "fleet_slow_knee": "分离只在 {knee} 以内守得住 SLO",
     "fleet_rate_axis": "到达率（请求/s）",
     "fleet_goodput_axis": "有效吞吐（满足 SLO 的请求/s）",
     "fleet_colocated": "4 个引擎并置",
