@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from . import costs, prefix_lesson, stream_lesson
+from . import costs, prefix_lesson, presenter, stream_lesson
 from .i18n import t
 
 KEYS = ("interference", "jitter", "hol", "kv", "work", "moe", "stream", "lpm")  # the lessons, in the page's order
@@ -34,3 +34,21 @@ def lessons(lang: str, presenting: bool) -> list[costs.Lesson]:
 def topics() -> str:
     """What the lessons are about, one phrase a lesson, in a list: the home page's link to them."""
     return t("list_sep").join(t(f"cost_{key}_topic") for key in KEYS)
+
+
+def show(told: list[costs.Lesson], page: str, download: str) -> None:
+    """A page's lessons, numbered: each one's heading (`{page}_{key}_title`), its story and charts (on a projector
+    the picture first, the story told over it; on a screen the story leads to the picture), its table and the
+    table's download (labelled `download`)."""
+    for number, lesson in enumerate(told, start=1):
+        st.header(f"{number}. {t(f'{page}_{lesson.key}_title')}", divider="gray")
+        first, *more = lesson.charts
+        shown = [first, lesson.story, *more] if presenter.on() else [lesson.story, first, *more]
+        for index, part in enumerate(shown):
+            if isinstance(part, str):
+                st.markdown(part)
+            else:
+                st.plotly_chart(part, key=f"{page}_chart_{lesson.key}_{index}", config={"displaylogo": False})
+        st.dataframe(lesson.table, hide_index=True, key=f"{page}_table_{lesson.key}")
+        st.download_button(download, lesson.table.to_csv(index=False), f"{page}-{lesson.key}.csv", "text/csv",
+                           key=f"{page}_dl_{lesson.key}")
