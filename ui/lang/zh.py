@@ -1451,8 +1451,8 @@ TEXTS = {
     "fleet_routing_title": "去哪个副本？路由与前缀缓存",
     "fleet_routing_story": (
         "{users} 个用户与 {replicas} 个副本对话；每一轮都把到目前为止的整段对话再发一遍，每个副本都缓存前缀。"
-        "**轮询（round-robin）**按顺序分发，**最少请求（least-requests）**发给最空闲的副本，所以用户的下一轮很少"
-        "落在缓存了这段对话的副本上：只有 {hit_rr} 的 prompt token 命中缓存。**前缀亲和（prefix-affinity）**把每一轮"
+        "**轮询**（round-robin）按顺序分发，**最少请求**（least-requests）发给最空闲的副本，所以用户的下一轮很少"
+        "落在缓存了这段对话的副本上：只有 {hit_rr} 的 prompt token 命中缓存。**前缀亲和**（prefix-affinity）把每一轮"
         "发给缓存了其最长前缀的副本：命中 {hit_affinity}，TTFT 中位数从 {ttft_rr} 降到 {ttft_affinity}。\n\n"
         "亲和也有代价。当所有请求都以同一个系统提示开头时，每个副本很快都缓存了它（命中 {hot_hit}），可亲和路由仍把"
         "请求发给最先持有它的副本，直到它比最空闲的副本多出 {cap_abs} 个以上请求、且忙 {cap_rel} 倍以上（SGLang 的负载上限）："
