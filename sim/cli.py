@@ -13,7 +13,7 @@ from .core.config import STATIC_UNSUPPORTED, Config, ConfigError, Policy
 from .core.engine import simulate
 from .options import InputError, Parser, add_run_options, config_and_policy, load_trace
 from .report.export import cluster_json, replicas_text, run_json, run_json_text, split_json, summary_text, table
-from .report.metrics import combine, compute, fleet_requests, split_requests
+from .report.metrics import cluster_metrics, compute, split_metrics
 from .trace.trace import SEED_BUDGET, SEED_CSV, Trace, TraceError, read_csv, write_csv, write_json
 
 
@@ -107,11 +107,7 @@ def _run_cluster(trace: Trace, config: Config, policy: Policy, routing: Routing,
     """A fleet's run (sim.core.cluster): the overall figures, then a line a replica; or its JSON. `prometheus`:
     a file for every replica's metrics, labelled by replica."""
     run = simulate_cluster(trace, config, policy, routing)
-    parts = []
-    for schedule in run.schedules:
-        emitted = schedule.emitted(compact=True)
-        parts.append((schedule, compute(schedule, emitted=emitted), emitted))
-    overall = combine(parts, *fleet_requests(parts, run.placed, run.local))
+    parts, overall = cluster_metrics(run, compact=True)
     if prometheus:
         from .report.prometheus import fleet_text
 
@@ -128,19 +124,8 @@ def _run_split(trace: Trace, config: Config, policy: Policy, split: Split, routi
     """A disaggregated run (sim.core.cluster.simulate_split): the overall figures, then a line a replica; or its
     JSON."""
     run = simulate_split(trace, config, policy, split, routing.router, routing.seed)
-    sides = []
-    for side in (run.prefill, run.decode):
-        parts = []
-        for schedule in side.schedules:
-            emitted = schedule.emitted(compact=True)
-            parts.append((schedule, compute(schedule, emitted=emitted), emitted))
-        sides.append(parts)
-    prefill, decode = sides
-    requests, emitted = split_requests([r.output for r in trace.requests],
-                                       fleet_requests(prefill, run.prefill.placed, run.prefill.local),
-                                       fleet_requests(decode, run.decode.placed, run.decode.local), run.handed,
-                                       config.slo)
-    overall = combine(prefill + decode, requests, emitted)
+    prefill, decode, overall, emitted = split_metrics(run, [r.output for r in trace.requests], config.slo,
+                                                      compact=True)
     if as_json:
         return json.dumps(split_json(run, prefill, decode, overall, emitted), separators=(",", ":"),
                           check_circular=False)

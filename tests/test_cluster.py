@@ -18,7 +18,7 @@ from sim.core.engine import simulate
 from sim.core.policies import make_scheduler
 from sim.core.schedule import Segment
 from sim.report.export import run_json
-from sim.report.metrics import combine, compute, fleet_requests, percentiles, split_requests
+from sim.report.metrics import cluster_metrics, combine, compute, fleet_requests, percentiles, split_metrics
 from sim.report.prometheus import fleet_text, prometheus_text
 from sim.trace.trace import Request, Trace, TraceError, write_csv
 from tests import schedule_cases
@@ -241,8 +241,7 @@ def test_a_fleets_metrics_are_over_every_request():
     the TTFT percentiles over all requests."""
     trace = Trace(tuple(Request(f"r{i}", i // 3, 2 + i % 6, 1 + i % 9) for i in range(60)))
     run = simulate_cluster(trace, Config(8), Policy(), Routing(2, "least-tokens"))
-    parts = [(s, compute(s, emitted=s.emitted(compact=True)), s.emitted(compact=True)) for s in run.schedules]
-    overall = combine(parts, *fleet_requests(parts, run.placed, run.local))
+    parts, overall = cluster_metrics(run, compact=True)
     assert [r.name for r in overall.requests] == [r.name for r in trace.requests]
     assert overall.makespan == max(m.makespan for _, m, _ in parts)
     assert overall.output_tokens == sum(r.output for r in trace.requests) == sum(m.output_tokens for _, m, _ in parts)
@@ -296,12 +295,8 @@ def test_the_prometheus_export_of_a_fleet_labels_each_replica():
 def split_run(trace: Trace, config: Config, split: Split, router: str = "round-robin"):
     """The run and every request's combined metrics and emitted times, as the command line makes them."""
     run = simulate_split(trace, config, Policy(), split, router)
-    sides = [[(s, compute(s), s.emitted()) for s in side.schedules] for side in (run.prefill, run.decode)]
-    requests, emitted = split_requests([r.output for r in trace.requests],
-                                       fleet_requests(sides[0], run.prefill.placed, run.prefill.local),
-                                       fleet_requests(sides[1], run.decode.placed, run.decode.local), run.handed,
-                                       config.slo)
-    return run, sides, combine(sides[0] + sides[1], requests, emitted), emitted
+    prefill, decode, overall, emitted = split_metrics(run, [r.output for r in trace.requests], config.slo)
+    return run, [prefill, decode], overall, emitted
 
 
 def test_the_hand_derived_disaggregation():

@@ -19,8 +19,7 @@ import streamlit as st
 
 from sim.core.cluster import BALANCE_ABS, BALANCE_REL, Routing, Split, SplitRun, simulate_cluster, simulate_split
 from sim.core.config import COST_PRESETS, SLO, Config, CostModel, Policy
-from sim.core.schedule import Schedule
-from sim.report.metrics import Metrics, combine, compute, fleet_requests, split_requests
+from sim.report.metrics import Metrics, cluster_metrics, split_metrics
 from sim.trace.generate import poisson
 from sim.trace.trace import Trace, validate
 
@@ -59,30 +58,15 @@ class Fleet:
     split: SplitRun | None = None
 
 
-def side(schedules: list[Schedule]) -> list:
-    parts = []
-    for schedule in schedules:
-        emitted = schedule.emitted()
-        parts.append((schedule, compute(schedule, emitted=emitted), emitted))
-    return parts
-
-
 def run_fleet(key: str, trace: Trace, config: Config, policy: Policy, routing: Routing) -> Fleet:
-    run = simulate_cluster(trace, config, policy, routing)
-    parts = side(run.schedules)
-    return Fleet(key, parts, combine(parts, *fleet_requests(parts, run.placed, run.local)),
-                 ("mixed",) * routing.replicas)
+    parts, metrics = cluster_metrics(simulate_cluster(trace, config, policy, routing))
+    return Fleet(key, parts, metrics, ("mixed",) * routing.replicas)
 
 
 def run_split(key: str, trace: Trace, config: Config, policy: Policy, split: Split, router: str) -> Fleet:
     run = simulate_split(trace, config, policy, split, router)
-    prefill, decode = side(run.prefill.schedules), side(run.decode.schedules)
-    requests, emitted = split_requests([r.output for r in trace.requests],
-                                       fleet_requests(prefill, run.prefill.placed, run.prefill.local),
-                                       fleet_requests(decode, run.decode.placed, run.decode.local), run.handed,
-                                       config.slo)
-    return Fleet(key, prefill + decode, combine(prefill + decode, requests, emitted),
-                 ("prefill",) * split.prefill + ("decode",) * split.decode, run)
+    prefill, decode, metrics, _ = split_metrics(run, [r.output for r in trace.requests], config.slo)
+    return Fleet(key, prefill + decode, metrics, ("prefill",) * split.prefill + ("decode",) * split.decode, run)
 
 
 # -- lesson 1: which replica -----------------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ from itertools import accumulate
 from operator import attrgetter, sub
 from typing import NamedTuple
 
+from ..core.cluster import ClusterRun, SplitRun
 from ..core.config import SLO
 from ..core.schedule import IterationRun, Schedule
 from ..core.stream import sent_by
@@ -406,3 +407,31 @@ def split_requests(trace_outputs: Sequence[int], prefill: tuple, decode: tuple, 
             p.generated + d.generated, p.sent + d.sent, p.paused + d.paused))
         emitted.append([*first_times, *rest])
     return requests, emitted
+
+
+Part = tuple[Schedule, Metrics, list[Sequence[float]]]  # one replica's Schedule, Metrics and emitted times
+
+
+def replica_parts(schedules: Sequence[Schedule], compact: bool = False) -> list[Part]:
+    """Each replica's (Schedule, Metrics, emitted times); `compact` as Schedule.emitted's."""
+    parts = []
+    for schedule in schedules:
+        emitted = schedule.emitted(compact)
+        parts.append((schedule, compute(schedule, emitted=emitted), emitted))
+    return parts
+
+
+def cluster_metrics(run: ClusterRun, compact: bool = False) -> tuple[list[Part], Metrics]:
+    """A fleet's run (sim.core.cluster.simulate_cluster): each replica's part and the fleet's metrics."""
+    parts = replica_parts(run.schedules, compact)
+    return parts, combine(parts, *fleet_requests(parts, run.placed, run.local))
+
+
+def split_metrics(run: SplitRun, trace_outputs: Sequence[int], slo: SLO, compact: bool = False
+                  ) -> tuple[list[Part], list[Part], Metrics, list[list[float]]]:
+    """A disaggregated run (sim.core.cluster.simulate_split): the prefill replicas' parts, the decode replicas',
+    the fleet's metrics, and every request's emitted times in the trace's order."""
+    prefill, decode = replica_parts(run.prefill.schedules, compact), replica_parts(run.decode.schedules, compact)
+    requests, emitted = split_requests(trace_outputs, fleet_requests(prefill, run.prefill.placed, run.prefill.local),
+                                       fleet_requests(decode, run.decode.placed, run.decode.local), run.handed, slo)
+    return prefill, decode, combine(prefill + decode, requests, emitted), emitted
