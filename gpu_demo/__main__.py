@@ -5,11 +5,12 @@ from __future__ import annotations
 import json
 import sys
 
+from sim.core.cluster import SplitRun
 from sim.core.config import ConfigError
 from sim.core.profile import ProfileError, read_profile
-from sim.options import InputError, Parser, add_run_options, config_and_policy, load_trace
-from sim.report.export import run_json
-from sim.report.metrics import compute
+from sim.options import InputError, Parser, add_fleet_options, add_run_options, config_and_policy, fleet_of, load_trace
+from sim.report.export import cluster_json, replicas_text, run_json, split_json, summary_text
+from sim.report.metrics import cluster_metrics, compute, split_metrics
 from sim.trace.chat import BYTES
 from sim.trace.trace import TraceError
 
@@ -31,6 +32,7 @@ def _parser() -> Parser:
                                           "`tokenizers` library of requirements-dev.txt) and write its file")
     run = commands.add_parser("run", help="serve a trace with the model")
     add_run_options(run)
+    add_fleet_options(run)
     _device_options(run)
     run.add_argument("--arrival-unit", choices=("tick", "ms"), default="tick",
                      help="arrivals in iterations (the simulator's schedule) or in milliseconds of wall time")
@@ -78,6 +80,15 @@ def _run(args) -> str:
         raise InputError("--moe-experts: MoE routing is simulated only; the tiny model is dense (python -m sim run "
                          "routes the same trace)")
     prompts = prompts_for(trace, args.prompt_seed, config.prefix_block)
+    routing, split = fleet_of(args)
+    if split is not None or routing.replicas > 1:
+        if args.compare_sim:
+            raise InputError("--compare-sim compares one engine: leave out --replicas, --prefill-replicas and "
+                             "--decode-replicas")
+        from .fleet import run_fleet
+
+        return _fleet_output(run_fleet(model, trace, prompts, config, policy, routing, split, args.arrival_unit),
+                             trace, prompts, config.slo, args.json, threads)
     if args.compare_sim:  # this machine's profile (measured now if it has none), scaled by a calibration
         from .compare import calibrate, compare
         from .profile import machine_profile
@@ -104,6 +115,41 @@ def _run(args) -> str:
         row["output_text"] = text.decode("utf-8", errors="replace")
     document.update(_options_json(result, policy, document["requests"]))
     return json.dumps(document)
+
+
+def _fleet_output(fleet, trace, prompts: list[bytes], slo, as_json: bool, threads) -> str:
+    """A fleet's run on the model (gpu_demo.fleet): sim's fleet JSON (sim.report.export) with each request's text
+    and, under a split, its transfer's copies timed; or the overall figures and a line a replica."""
+    run = fleet.run
+    if isinstance(run, SplitRun):
+        prefill, decode, overall, emitted = split_metrics(run, [r.output for r in trace.requests], slo)
+        parts, roles = prefill + decode, ["prefill"] * len(prefill) + ["decode"] * len(decode)
+        document = split_json(run, prefill, decode, overall, emitted)
+    else:
+        parts, overall = cluster_metrics(run)
+        roles, document = ["mixed"] * len(parts), cluster_json(run, parts, overall)
+    copies = {}
+    for c in fleet.copies:
+        copies.setdefault(c.request, {})[f"copy_{'out' if c.direction == 'send' else 'in'}_ms"] = c.ms
+    for j, (row, prompt, text) in enumerate(zip(document["requests"], prompts, fleet.outputs)):
+        row["prompt_text"] = prompt.decode("utf-8", errors="replace")
+        row["output_text"] = text.decode("utf-8", errors="replace")
+        if row.get("transfer"):
+            row["transfer"].update(copies.get(j, {}))
+    seconds = sum(r.iteration_seconds for r in fleet.replicas)
+    document.update(device=fleet.device, dtype=fleet.dtype, threads=threads.json(),
+                    iterations=sum(len(r.timings) for r in fleet.replicas),
+                    overhead_share=1 - sum(r.model_seconds for r in fleet.replicas) / seconds if seconds else 0.0)
+    if as_json:
+        return json.dumps(document)
+    lines = [f"device {fleet.device} ({fleet.dtype}), {len(parts)} replicas sharing the model, each with its own "
+             f"KV pool and clock; {threads.words()}", "", summary_text(overall), "", replicas_text(parts, roles)]
+    if fleet.copies:
+        sent = sum(c.direction == "send" for c in fleet.copies)
+        lines.append(f"KV transfers: {sent} requests' prompt blocks copied out and in, "
+                     f"{sum(c.ms for c in fleet.copies):.2f} ms in all")
+    lines += [f"{row['name']}: {row['output_text']!r}" for row in document["requests"]]
+    return "\n".join(lines)
 
 
 def _text(result, metrics, compared, threads) -> str:

@@ -142,6 +142,15 @@ def check_inputs(trace: Trace, prompts: list[bytes], model: GPT) -> None:
         raise TraceError(problems)
 
 
+def prepared(model: GPT, trace: Trace, prompts: list[bytes], config: Config) -> tuple[Trace, Config]:
+    """The trace and budgets as the engine runs them, once their inputs are checked (check_inputs): the KV cache
+    sized (engine_config), and each request's blocks hashed from its prompt's bytes, since a prefix cache (the
+    option, or a preset's) finds blocks by the bytes the model prefills, whatever the trace says."""
+    check_inputs(trace, prompts, model)
+    config = engine_config(config, model)
+    return hashed_prompts(trace, prompts, config.block_size), replace(config, prefix_block=config.block_size)
+
+
 @torch.inference_mode()  # no autograd bookkeeping: every torch call of the loop is cheaper
 def run(model: GPT, trace: Trace, prompts: list[bytes], config: Config, policy: Policy,
         arrival_unit: str = "tick", on_step: Callable[[Scheduler, dict[int, bytes]], None] | None = None,
@@ -149,11 +158,7 @@ def run(model: GPT, trace: Trace, prompts: list[bytes], config: Config, policy: 
     """Serve `trace` (its prompts given as bytes) with the tiny model under `policy`: greedy decoding, each
     request making exactly its `output` tokens. Arrivals are iteration ticks (the simulator's logical
     schedule) or milliseconds of wall time (requests enter when their time has come)."""
-    check_inputs(trace, prompts, model)
-    config = engine_config(config, model)
-    # A prefix cache (the option, or a preset's) finds blocks by the bytes the model prefills, whatever the trace says
-    trace = hashed_prompts(trace, prompts, config.block_size)
-    config = replace(config, prefix_block=config.block_size)
+    trace, config = prepared(model, trace, prompts, config)
     scheduler = make_scheduler(policy, trace, config, unit="ms")  # times are measured ms
     executor = Executor(model, prompts, [r.output for r in trace.requests], config, policy)
     started = time.perf_counter()

@@ -113,29 +113,33 @@ class HostPool:
             setattr(self, name, bigger)
         self.free += range(old, size)
 
-    def swap_out(self, request: int, blocks: list[int]) -> float:
-        """Copy `blocks` of the device cache (the request's, in token order) to host blocks; seconds taken."""
+    def swap_out(self, request: int, blocks: list[int], cache: PagedKVCache | None = None) -> float:
+        """Copy `blocks` of the device cache (the request's, in token order) to host blocks; seconds taken.
+        `cache`: another device cache of the same shape than the pool's own (a fleet's transfer store: one
+        replica's blocks out, another's in)."""
+        cache = cache or self.cache
         if len(blocks) > len(self.free):
             self._grow(len(blocks) - len(self.free))
         host = self.held[request] = [self.free.pop() for _ in blocks]
         self.sync()
         start = time.perf_counter()
-        source, target = torch.tensor(blocks, device=self.cache.k.device), torch.tensor(host)
-        for device_cache, host_cache in ((self.cache.k, self.k), (self.cache.v, self.v)):
-            host_cache[:, target] = self.cache.blocks(device_cache)[:, source].cpu()  # (read here: no async copy)
+        source, target = torch.tensor(blocks, device=cache.k.device), torch.tensor(host)
+        for device_cache, host_cache in ((cache.k, self.k), (cache.v, self.v)):
+            host_cache[:, target] = cache.blocks(device_cache)[:, source].cpu()  # (read here: no async copy)
         self.sync()
         return time.perf_counter() - start
 
-    def swap_in(self, request: int, blocks: list[int]) -> float:
+    def swap_in(self, request: int, blocks: list[int], cache: PagedKVCache | None = None) -> float:
         """Copy the request's host blocks back into device `blocks` (its new ones, in token order) and free them;
-        seconds taken."""
+        seconds taken. `cache`: as swap_out's."""
+        cache = cache or self.cache
         host = self.held.pop(request)
         self.sync()
         start = time.perf_counter()
-        source, target = torch.tensor(host), torch.tensor(blocks[:len(host)], device=self.cache.k.device)
-        for device_cache, host_cache in ((self.cache.k, self.k), (self.cache.v, self.v)):
-            self.cache.blocks(device_cache)[:, target] = host_cache[:, source].to(device_cache.device,
-                                                                                 non_blocking=self.pinned)
+        source, target = torch.tensor(host), torch.tensor(blocks[:len(host)], device=cache.k.device)
+        for device_cache, host_cache in ((cache.k, self.k), (cache.v, self.v)):
+            cache.blocks(device_cache)[:, target] = host_cache[:, source].to(device_cache.device,
+                                                                             non_blocking=self.pinned)
         self.sync()
         self.free += host
         return time.perf_counter() - start

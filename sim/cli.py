@@ -11,7 +11,7 @@ from dataclasses import replace
 from .core.cluster import Routing, Split, simulate_cluster, simulate_split
 from .core.config import STATIC_UNSUPPORTED, Config, ConfigError, Policy
 from .core.engine import simulate
-from .options import InputError, Parser, add_run_options, config_and_policy, load_trace
+from .options import InputError, Parser, add_fleet_options, add_run_options, config_and_policy, fleet_of, load_trace
 from .report.export import cluster_json, replicas_text, run_json, run_json_text, split_json, summary_text, table
 from .report.metrics import cluster_metrics, compute, split_metrics
 from .trace.trace import SEED_BUDGET, SEED_CSV, Trace, TraceError, read_csv, write_csv, write_json
@@ -42,18 +42,7 @@ def _parser() -> Parser:
     run.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
     run.add_argument("--prometheus", metavar="PATH",
                      help="also write the run's metrics in Prometheus text format with vLLM's names")
-    run.add_argument("--replicas", type=int, default=1, help="identical engines, each with these budgets and "
-                     "options, behind a router (default 1)")
-    run.add_argument("--router", default="round-robin", help="how a request is placed when it arrives: "
-                     "round-robin, least-requests, least-tokens, prefix-affinity or random")
-    run.add_argument("--router-seed", type=int, default=0, help="the random router's seed")
-    run.add_argument("--prefill-replicas", type=int, help="prefill/decode disaggregation (instead of --replicas): "
-                     "engines that prefill each request and sample its first token")
-    run.add_argument("--decode-replicas", type=int, help="engines that decode a request once its prompt's KV blocks "
-                     "land (the one with the fewest requests waiting or running)")
-    run.add_argument("--kv-transfer-latency", type=float, default=0.0, help="time a KV transfer takes before its "
-                     "blocks, in the run's time unit")
-    run.add_argument("--kv-transfer-per-block", type=float, default=0.0, help="time a transfer takes a KV block")
+    add_fleet_options(run)
 
     sweep = commands.add_parser("sweep", help="run policies over a range of one parameter; goodput and knees")
     add_run_options(sweep, policies=True)
@@ -176,13 +165,8 @@ def main(argv: list[str] | None = None) -> int:
         args = _parser().parse_args(argv)
         if args.command == "run":
             config, policy = config_and_policy(args)
-            routing = Routing(args.replicas, args.router, args.router_seed)
-            if args.prefill_replicas is not None or args.decode_replicas is not None:
-                if args.replicas != 1:
-                    raise InputError("--prefill-replicas and --decode-replicas replace --replicas: give one or the "
-                                     "other")
-                split = Split(args.prefill_replicas or 0, args.decode_replicas or 0, args.kv_transfer_latency,
-                              args.kv_transfer_per_block)
+            routing, split = fleet_of(args)
+            if split is not None:
                 sys.stdout.write(_run_split(load_trace(args), config, policy, split, routing, args.json))
             elif routing.replicas > 1:
                 sys.stdout.write(_run_cluster(load_trace(args), config, policy, routing, args.json,

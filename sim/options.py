@@ -7,6 +7,7 @@ import argparse
 import sys
 
 from . import codec
+from .core.cluster import Routing, Split
 from .core.config import (
     COST_MODELS,
     COST_PRESETS,
@@ -181,6 +182,35 @@ def add_moe_options(run) -> None:
     for name, (kind, text) in MOE_FLAGS.items():
         default = DEFAULTS["moe_" + name.replace("-", "_")]
         group.add_argument(f"--moe-{name}", type=kind, help=f"{text} (default {default})")
+
+
+def add_fleet_options(run) -> None:
+    """Many engines (sim.core.cluster): replicas behind a router, or a prefill/decode split."""
+    run.add_argument("--replicas", type=int, default=1, help="identical engines, each with these budgets and "
+                     "options, behind a router (default 1)")
+    run.add_argument("--router", default="round-robin", help="how a request is placed when it arrives: "
+                     "round-robin, least-requests, least-tokens, prefix-affinity or random")
+    run.add_argument("--router-seed", type=int, default=0, help="the random router's seed")
+    run.add_argument("--prefill-replicas", type=int, help="prefill/decode disaggregation (instead of --replicas): "
+                     "engines that prefill each request and sample its first token")
+    run.add_argument("--decode-replicas", type=int, help="engines that decode a request once its prompt's KV blocks "
+                     "land (the one with the fewest requests waiting or running)")
+    run.add_argument("--kv-transfer-latency", type=float, default=0.0, help="time a KV transfer takes before its "
+                     "blocks, in the run's time unit")
+    run.add_argument("--kv-transfer-per-block", type=float, default=0.0, help="time a transfer takes a KV block")
+
+
+
+def fleet_of(args) -> tuple[Routing, Split | None]:
+    """The routing of add_fleet_options' flags, and the split when --prefill-replicas or --decode-replicas is
+    given (they replace --replicas)."""
+    routing = Routing(args.replicas, args.router, args.router_seed)
+    if args.prefill_replicas is None and args.decode_replicas is None:
+        return routing, None
+    if args.replicas != 1:
+        raise InputError("--prefill-replicas and --decode-replicas replace --replicas: give one or the other")
+    return routing, Split(args.prefill_replicas or 0, args.decode_replicas or 0, args.kv_transfer_latency,
+                          args.kv_transfer_per_block)
 
 
 def config_and_policy(args) -> tuple[Config, Policy]:

@@ -30,8 +30,9 @@ The routers (`ROUTERS`); `n` is the number of replicas:
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import NamedTuple, Protocol
 
 from ..trace.trace import Trace
 from .config import Config, ConfigError, Policy
@@ -42,6 +43,7 @@ from .policies import make_scheduler
 from .prefix import block_keys
 from .request import DONE
 from .schedule import Schedule
+from .scheduler import Scheduler
 
 ROUTERS = ("round-robin", "least-requests", "least-tokens", "prefix-affinity", "random")
 BALANCE_ABS, BALANCE_REL = 64, 1.5  # prefix-affinity's load cap (SGLang's balance_abs / balance_rel thresholds)
@@ -70,16 +72,34 @@ class ClusterRun:
     routing: Routing
 
 
+class Executors(Protocol):
+    """What runs each replica's iterations when it is not the cost model: the real engine (gpu_demo.fleet), whose
+    replicas share one model, each with its own KV pool, and time each iteration as it runs."""
+    unit: str  # the clock's unit ("ms")
+
+    def runner(self, scheduler: Scheduler, role: str, k: int, origin: Sequence[int]) -> Runner:
+        """Replica k's loop, of `role`; `origin`: the trace index of each of its scheduler's requests."""
+
+    def copy_time(self, j: int) -> float:
+        """How long copying request j's prompt blocks out of its prefill replica took (a split's transfer)."""
+
+
 def simulate_cluster(trace: Trace, config: Config, policy: Policy | str, routing: Routing, role: str = "mixed",
-                     computed: list[int] | None = None) -> ClusterRun:
+                     computed: list[int] | None = None, executors: Executors | None = None,
+                     origin: Sequence[int] | None = None) -> ClusterRun:
     """The trace served by `routing.replicas` engines of `policy` and `config` behind `routing.router`. `role`
-    and `computed` (by the trace's index, the tokens of each prompt whose KV arrives with it): decode replicas'."""
+    and `computed` (by the trace's index, the tokens of each prompt whose KV arrives with it): decode replicas'.
+    `executors`: what runs the replicas (default: the cost model); `origin`: the index of each request in the
+    trace the fleet serves (a split's decode side serves its requests in the order their blocks land)."""
     policy = Policy(batching=policy) if isinstance(policy, str) else policy
+    unit = executors.unit if executors is not None else None
     with collector_paused():
-        replicas = [make_scheduler(policy, trace, config, replica=role) for _ in range(routing.replicas)]
+        replicas = [make_scheduler(policy, trace, config, unit, replica=role) for _ in range(routing.replicas)]
         if routing.router == "prefix-affinity" and replicas[0].memory.prefix is None:
             raise ConfigError("router", "affinity_needs_cache")
-        runners = [Runner(scheduler) for scheduler in replicas]
+        origin = range(len(trace.requests)) if origin is None else origin
+        runners = [Runner(scheduler) if executors is None else executors.runner(scheduler, role, k, origin)
+                   for k, scheduler in enumerate(replicas)]
         router = Router(routing, runners)
         placed = []
         for j, request in enumerate(trace.requests):
@@ -203,7 +223,7 @@ class SplitRun:
 
 
 def simulate_split(trace: Trace, config: Config, policy: Policy | str, split: Split, router: str = "round-robin",
-                   seed: int = 0) -> SplitRun:
+                   seed: int = 0, executors: Executors | None = None) -> SplitRun:
     """The trace served by `split.prefill` prefill engines behind `router` and `split.decode` decode engines,
     each of `policy` and `config`. A request prefills on a prefill replica, which samples its first token (the
     first token is the prefill's: `config.first_token` must be "prefill") and frees its blocks. Its prompt's
@@ -212,14 +232,16 @@ def simulate_split(trace: Trace, config: Config, policy: Policy | str, split: Sp
     feed: a request of prompt + 1 tokens of which the prompt is computed, and output - 1 tokens, so its first
     step there computes the first token's KV and makes the second (as vLLM schedules a request whose KV came from
     elsewhere: its computed tokens the prompt, one new token). It waits in that replica's queue while its cache
-    has no room for it, and the wait is drawn there."""
+    has no room for it, and the wait is drawn there. `executors` (the real engine): what runs the replicas; a
+    transfer then takes the time its copy took on top."""
     if config.first_token != "prefill":
         raise ConfigError("first_token", "split_first_token")
-    ticks = config.cost.kind == "ticks"
+    ticks = config.cost.kind == "ticks" and executors is None
     if ticks and not (float(split.latency).is_integer() and float(split.per_block).is_integer()):
         raise ConfigError("kv_transfer_latency", "split_whole_ticks")
     prefills = Trace(tuple(r._replace(output=1) for r in trace.requests))
-    first = simulate_cluster(prefills, config, policy, Routing(split.prefill, router, seed), role="prefill")
+    first = simulate_cluster(prefills, config, policy, Routing(split.prefill, router, seed), "prefill",
+                             executors=executors)
     transfers: list[Transfer | None] = []
     for j, request in enumerate(trace.requests):
         timeline = first.schedules[first.placed[j]].requests[first.local[j]]
@@ -227,11 +249,12 @@ def simulate_split(trace: Trace, config: Config, policy: Policy | str, split: Sp
             transfers.append(None)
             continue
         blocks = blocks_for(request.prompt, config.block_size)
-        end = timeline.completion + split.latency + split.per_block * blocks
+        end = timeline.completion + split.latency + split.per_block * blocks + (
+            executors.copy_time(j) if executors is not None else 0)
         transfers.append(Transfer(timeline.completion, int(end) if ticks else end, blocks))
     handed = sorted((j for j, t in enumerate(transfers) if t is not None), key=lambda j: (transfers[j].end, j))
     decodes = Trace(tuple(trace.requests[j]._replace(arrival=transfers[j].end, prompt=trace.requests[j].prompt + 1,
                                                      output=trace.requests[j].output - 1) for j in handed))
-    second = simulate_cluster(decodes, config, policy, Routing(split.decode, "least-requests"), role="decode",
-                              computed=[trace.requests[j].prompt for j in handed])
+    second = simulate_cluster(decodes, config, policy, Routing(split.decode, "least-requests"), "decode",
+                              [trace.requests[j].prompt for j in handed], executors, handed)
     return SplitRun(first, second, handed, transfers, split)

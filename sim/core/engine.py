@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gc
 import math
+from collections.abc import Callable
 from contextlib import contextmanager
 from functools import partial
 
@@ -66,11 +67,16 @@ class Runner:
     places it elsewhere, the run stays whole. Merging never changes a schedule, so either way the replica's is
     the one it would make alone."""
 
-    def __init__(self, scheduler: Scheduler, max_repeat: int = NEVER, arrivals_on_iterations: bool = False):
-        self.scheduler, self.max_repeat, self.on_iterations = scheduler, max_repeat, arrivals_on_iterations
+    def __init__(self, scheduler: Scheduler, max_repeat: int = NEVER, arrivals_on_iterations: bool = False,
+                 execute: Callable[[Iteration, float], float] | None = None):
+        """`execute(iteration, start)`: what runs each iteration and returns how long it took, in ms, instead of
+        the cost model (the real engine behind a router, gpu_demo.fleet: the model runs it, timed); each iteration
+        is then planned on its own."""
+        self.scheduler, self.on_iterations, self.execute = scheduler, arrivals_on_iterations, execute
+        self.max_repeat = 1 if execute is not None else max_repeat
         cost = scheduler.config.cost
-        self.ticks = cost.kind == "ticks"
-        if cost.reads_context and not arrivals_on_iterations and hasattr(scheduler, "time_ahead"):
+        self.ticks = cost.kind == "ticks" and execute is None
+        if cost.reads_context and not arrivals_on_iterations and execute is None and hasattr(scheduler, "time_ahead"):
             scheduler.time_ahead(partial(length, scheduler))  # (runs of iterations reading more each round merge)
         self.now, self.count = 0, 0
         self.waiting = False  # the last plan ran nothing: what comes next is what Scheduler.wake says
@@ -96,27 +102,30 @@ class Runner:
                     if until < math.inf:
                         return  # (a replica with nothing to do until the router places a request here)
                     raise RuntimeError("requests are left but nothing can run")  # a scheduler bug, never a hang
-                now = self.now
+                now, count = self.now, self.count
                 if credit:  # a paused decoder's client will have read enough then (ticks: at the boundary after it)
                     now = max(now + 1, math.ceil(when)) if ticks else max(when, now + 1e-9)
                 elif on_iterations:
-                    self.count = max(self.count + 1, math.ceil(when))
+                    count = max(count + 1, math.ceil(when))
                 else:
                     now = when if when > now else now + (1 if ticks else 1e-9)
-                if now >= until:
+                if (count if on_iterations else now) >= until:
                     return  # (the arrival at `until` may come here first)
-                self.now, self.waiting = now, False
+                self.now, self.count, self.waiting = now, count, False
                 continue
             now = self.now
-            if now >= until:
+            if (self.count if on_iterations else now) >= until:
                 return
             iteration = plan(now, 1, clock=self.count) if on_iterations else plan(now, self.max_repeat)
             if iteration is None:
                 self.waiting = True
                 continue
-            # (the lengths of `ends` differ, each as the iteration alone would take: added up the same)
-            end = iteration.ends[-1] if iteration.ends else now + (
-                1 if ticks else length(scheduler, iteration)) * iteration.repeat
+            if iteration.ends:  # (their lengths differ, each as the iteration alone would take: added up the same)
+                end = iteration.ends[-1]
+            elif self.execute is not None:
+                end = now + self.execute(iteration, now)
+            else:
+                end = now + (1 if ticks else length(scheduler, iteration)) * iteration.repeat
             if iteration.repeat > 1 and until < math.inf:
                 self.pending = iteration, now, end  # (committed once its iterations all start before a placing)
                 continue

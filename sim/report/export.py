@@ -297,7 +297,8 @@ def table(headers: list[str], rows: list[list[object]]) -> str:
 def summary_text(metrics: Metrics, max_rows: int = 40) -> str:
     """The overall figures, the latency percentiles and the first `max_rows` requests, as text."""
     m = metrics
-    lines = [f"policy {m.policy}: makespan {_number(m.makespan)} {m.unit}s, throughput {m.throughput:.4g} "
+    lines = [f"policy {m.policy}: makespan {m.makespan:.6g} {'ticks' if m.unit == 'tick' else m.unit}, "
+             f"throughput {m.throughput:.4g} "
              f"tokens/{m.unit}, padding waste {m.padding_waste}, utilization {m.utilization:.1%}, "
              f"goodput {m.goodput_requests}/{len(m.requests)} requests ({m.slo_attainment:.0%})", ""]
     lines.append(table(["metric", *[f"p{q}" for q in PERCENTILES]],
