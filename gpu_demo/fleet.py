@@ -91,6 +91,8 @@ class Replica:
         self.run.timings.append(timing._replace(swap_ms=timing.swap_ms + copied))
         self.run.iteration_seconds += ms / 1000
         self.run.model_seconds += executor.model_seconds - model_seconds
+        if fleet.on_iteration is not None:
+            fleet.on_iteration(fleet.made() / fleet.total)
         return ms
 
     def send(self, it: Iteration, at: float) -> None:
@@ -133,9 +135,11 @@ class RealFleet:
     unit = "ms"
 
     def __init__(self, model: GPT, trace: Trace, prompts: list[bytes], config: Config, policy: Policy,
-                 arrival_unit: str, should_stop: Callable[[], bool] | None):
+                 arrival_unit: str, should_stop: Callable[[], bool] | None,
+                 on_iteration: Callable[[float], None] | None):
         self.model, self.trace, self.prompts, self.config, self.policy = model, trace, prompts, config, policy
-        self.arrival_unit, self.should_stop = arrival_unit, should_stop
+        self.arrival_unit, self.should_stop, self.on_iteration = arrival_unit, should_stop, on_iteration
+        self.total = sum(r.output for r in trace.requests) or 1
         self.replicas: list[Replica] = []
         self.first: list[bytes] = [b""] * len(prompts)  # a split's first tokens, made on the prefill replicas
         self.sent = [0.0] * len(prompts)  # ms each copy out took
@@ -153,17 +157,24 @@ class RealFleet:
     def copy_time(self, j: int) -> float:
         return self.sent[j]
 
+    def made(self) -> int:
+        """Output tokens made so far, on every replica (a decode replica's prompts hold the first token)."""
+        return sum(sum(s.length) - sum(s.prompt) for s in (r.executor.sequences for r in self.replicas))
+
 
 @torch.inference_mode()
 def run_fleet(model: GPT, trace: Trace, prompts: list[bytes], config: Config, policy: Policy,
               routing: Routing | None = None, split: Split | None = None, arrival_unit: str = "tick",
-              should_stop: Callable[[], bool] | None = None) -> FleetRun:
+              should_stop: Callable[[], bool] | None = None,
+              on_iteration: Callable[[float], None] | None = None) -> FleetRun:
     """Serve `trace` (its prompts as bytes) with the tiny model on a fleet: `routing.replicas` replicas behind
     `routing.router`, or with `split` the prefill and decode replicas of a disaggregated fleet (its prefill side
-    behind `routing.router`). Greedy decoding, each request making exactly its `output` tokens."""
+    behind `routing.router`). Greedy decoding, each request making exactly its `output` tokens. `should_stop` is
+    asked before each iteration (True: raise Stopped); `on_iteration` is told the share of output tokens made
+    after each."""
     trace, config = prepared(model, trace, prompts, config)
     routing = routing or Routing()
-    fleet = RealFleet(model, trace, prompts, config, policy, arrival_unit, should_stop)
+    fleet = RealFleet(model, trace, prompts, config, policy, arrival_unit, should_stop, on_iteration)
     if split is None:
         run = simulate_cluster(trace, config, policy, routing, executors=fleet)
         by_replica = [r.outputs() for r in fleet.replicas]

@@ -6,7 +6,7 @@ from sim.core.profile import profile_cost
 from sim.report.metrics import compute
 from sim.trace.chat import TEMPLATES
 from sim.trace.trace import TraceError
-from ui import cost_profile, lab_results, lab_state, presenter
+from ui import cost_profile, lab_results, lab_state, model_fleet, presenter
 from ui.boot import through_app
 from ui.charts import gantt
 from ui.i18n import t
@@ -22,6 +22,7 @@ from ui.real_model import (
     SOURCES,
     STREAM_CREDITS,
     VOID_DRIFT,
+    FleetSettings,
     bpe_counts,
     choose_scenario,
     compare,
@@ -172,3 +173,44 @@ else:
         for request, text in zip(results[1].schedule.requests, results[1].outputs):
             st.text(request.name)
             st.code(text.decode("utf-8", errors="replace"), language=None)
+
+st.header(t("rmf_title"), divider="gray")
+st.markdown(t("rmf_intro"))
+with presenter.options(t("presenter_options")):
+    f = state.fleet
+    layout = kept(st.radio, t("rmf_layout"), "rm_fleet_layout", f.layout, options=model_fleet.LAYOUTS,
+                  horizontal=True, format_func=lambda k: t(f"rmf_layout_{k}"))
+    replicas, router, prefill, decode, latency, per_block = (f.replicas, f.router, f.prefill, f.decode, f.latency,
+                                                             f.per_block)
+    if layout == "split":
+        f1, f2, f3, f4 = st.columns(4)
+        prefill = kept(f1.number_input, t("rmf_prefill"), "rm_fleet_prefill", f.prefill, min_value=1,
+                       max_value=model_fleet.MAX_ENGINES, help=t("rmf_prefill_help"))
+        decode = kept(f2.number_input, t("rmf_decode"), "rm_fleet_decode", f.decode, min_value=1,
+                      max_value=model_fleet.MAX_ENGINES, help=t("rmf_decode_help"))
+        latency = kept(f3.number_input, t("rmf_latency"), "rm_fleet_latency", f.latency, min_value=0.0,
+                       max_value=1000.0, step=0.5, help=t("rmf_latency_help"))
+        per_block = kept(f4.number_input, t("rmf_per_block"), "rm_fleet_per_block", f.per_block, min_value=0.0,
+                         max_value=100.0, step=0.1, help=t("rmf_per_block_help"))
+        st.caption(t("rmf_split_first"))
+    else:
+        f1, f2 = st.columns(2)
+        replicas = kept(f1.number_input, t("rmf_replicas"), "rm_fleet_replicas", f.replicas, min_value=2,
+                        max_value=model_fleet.MAX_ENGINES, help=t("rmf_replicas_help"))
+        router = kept(f2.selectbox, t("rmf_router"), "rm_fleet_router", f.router, options=model_fleet.ROUTER_CHOICES,
+                      format_func=lambda k: t(f"router_{k}"), help=t("rmf_router_help"))
+    state.fleet = FleetSettings(layout, int(replicas), router, int(prefill), int(decode), float(latency),
+                                float(per_block))
+if run_button(st, t("rmf_run"), "rmf_run", type="primary"):
+    try:
+        config = run_config(budget, max_seqs, first, kv_blocks)
+        state.fleet_shown = model_fleet.run_on_model(model, trace, prompts, config, policies[1], state.fleet,
+                                                     arrival_unit)
+    except TraceError as error:
+        st.error(t("rm_cannot_run", reason=trace_error_text(error)))
+    except ConfigError as error:
+        st.error(t("rm_cannot_run", reason=config_error(error, {"kv_blocks": t("rm_kv_blocks")})))
+if state.fleet_shown is None:
+    st.info(t("rmf_press_run"))
+else:
+    model_fleet.show(state.fleet_shown)

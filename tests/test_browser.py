@@ -156,7 +156,8 @@ def edit_cell(page, editor, row: int, column: int, columns: int, value: str, old
     """Double-click the editor's cell (row, column), both from 0 over the data columns, and type `value`.
 
     The data columns share the width after the row-marker column; the editor must show `old` there, which
-    checks that the click landed on the intended cell."""
+    checks that the click landed on the intended cell. It returns once the grid shows `value` and the rerun the
+    edit starts is done."""
     box = editor.bounding_box()
     width = (box["width"] - MARKER_PX) / columns
     x = box["x"] + MARKER_PX + width * (column + 0.5)
@@ -167,6 +168,12 @@ def edit_cell(page, editor, row: int, column: int, columns: int, value: str, old
     expect(field).to_have_value(old)
     field.fill(value)
     field.press("Enter")
+    # the next edit waits for this one to reach the grid and for the rerun it starts: an edit typed while the
+    # rerun replaces the table can be lost
+    deadline = time.monotonic() + TIMEOUT_MS / 1000
+    while grid(editor)["rows"][row][column] != value and time.monotonic() < deadline:
+        time.sleep(0.1)
+    wait_idle(page)
 
 
 def metric(page, label: str):

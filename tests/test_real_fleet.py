@@ -7,7 +7,8 @@ import sys
 
 import pytest
 import torch
-from test_gpu_demo import OUTPUTS, PROMPTS, alone, trace_of
+from tests.test_app import open_page
+from tests.test_gpu_demo import OUTPUTS, PROMPTS, alone, trace_of
 
 from gpu_demo import kv_cache
 from gpu_demo.fleet import run_fleet
@@ -124,3 +125,55 @@ def test_the_command_line_runs_the_fleets(tmp_path):
                       (["--replicas", "2", "--router", "prefix-affinity"], "turn prefix caching on")):
         done = subprocess.run([*base, *bad], capture_output=True, text=True)
         assert done.returncode == 2 and says in done.stderr and "Traceback" not in done.stderr
+
+
+# -- the real-model page's fleet ------------------------------------------------------------------------------------
+def test_the_real_model_page_runs_a_split_and_draws_its_copies():
+    """The default fleet (1 prefill + 1 decode replica) on the page's preset: every request moved, each copy
+    timed in the table, the fleet's Gantt chart with the transfers' panel between the replicas."""
+    at = open_page("pages/real_model.py")
+    at.button(key="rmf_run").click().run()
+    assert not at.exception, at.exception
+    shown = at.session_state["real_model"].fleet_shown
+    trace = shown.trace
+    assert [len(out) for out in shown.run.outputs] == [r.output for r in trace.requests]
+    moved = sum(r.output > 1 for r in trace.requests)
+    copies = next(d.value for d in at.dataframe if "copy" in d.value.columns)
+    assert len(copies) == 2 * moved and set(copies["copy"]) == {"out of prefill cache", "into decode cache"}
+    assert all(cell.endswith("ms") or cell.endswith(" s") for cell in copies["took"])
+    gantt = next(json.loads(c.proto.spec) for c in at.get("plotly_chart")
+                 if json.loads(c.proto.spec)["layout"]["title"]["text"].startswith("The fleet's 2 engines"))
+    labels = [a["text"] for a in gantt["layout"]["annotations"]]
+    assert [label for label in labels if "replica" in label or "KV" in label] == [
+        "replica 0 · prefill", "KV transfers", "replica 1 · decode"]
+    assert any(f"**{moved} requests moved.**" in m.value for m in at.markdown)
+
+
+def test_the_real_model_page_runs_replicas_behind_a_router_and_names_what_cannot_run():
+    at = open_page("pages/real_model.py")
+    at.radio(key="w_rm_fleet_layout").set_value("replicas").run()
+    at.selectbox(key="w_rm_fleet_router").set_value("least-requests").run()
+    at.button(key="rmf_run").click().run()
+    assert not at.exception, at.exception
+    shown = at.session_state["real_model"].fleet_shown
+    assert shown.fleet.roles == ("mixed", "mixed") and not shown.run.copies
+    table = next(d.value for d in at.dataframe if "replica" in d.value.columns)
+    assert list(table["replica"]) == ["replica 0", "replica 1"]
+    assert sum(int(n) for n in table["requests"]) == len(shown.trace.requests)
+    at.selectbox(key="w_rm_fleet_router").set_value("prefix-affinity").run()
+    at.button(key="rmf_run").click().run()
+    assert not at.exception, at.exception
+    assert any("turn prefix caching on" in e.value for e in at.error)
+    assert at.session_state["real_model"].fleet_shown is shown  # the last run stays shown
+
+
+def test_the_real_model_pages_fleet_in_chinese():
+    """(Run in English, then shown in Chinese: AppTest reads a radio's labels outside the page's session, in
+    English, so it cannot click on a Chinese page with radios.)"""
+    at = open_page("pages/real_model.py")
+    at.button(key="rmf_run").click().run()
+    at.sidebar.radio[0].set_value("zh").run()
+    assert not at.exception, at.exception
+    assert any(h.value == "模型上的多台服务器" for h in at.header)
+    copies = next(d.value for d in at.dataframe if "复制" in d.value.columns)
+    assert set(copies["复制"]) == {"复制出预填充缓存", "复制进解码缓存"}

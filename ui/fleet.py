@@ -17,7 +17,16 @@ from dataclasses import dataclass
 import plotly.graph_objects as go
 import streamlit as st
 
-from sim.core.cluster import BALANCE_ABS, BALANCE_REL, Routing, Split, SplitRun, simulate_cluster, simulate_split
+from sim.core.cluster import (
+    BALANCE_ABS,
+    BALANCE_REL,
+    ClusterRun,
+    Routing,
+    Split,
+    SplitRun,
+    simulate_cluster,
+    simulate_split,
+)
 from sim.core.config import COST_PRESETS, SLO, Config, CostModel, Policy
 from sim.report.metrics import Metrics, cluster_metrics, split_metrics
 from sim.trace.generate import poisson
@@ -58,15 +67,24 @@ class Fleet:
     split: SplitRun | None = None
 
 
+def fleet_from(key: str, run: ClusterRun | SplitRun, outputs: list[int], slo: SLO) -> Fleet:
+    """A fleet's run as the page draws it (`outputs`: each request's output tokens in the trace, `slo` its
+    config's): simulated here, or measured on the model (gpu_demo.fleet)."""
+    if isinstance(run, SplitRun):
+        prefill, decode, metrics, _ = split_metrics(run, outputs, slo)
+        return Fleet(key, prefill + decode, metrics, ("prefill",) * len(prefill) + ("decode",) * len(decode), run)
+    parts, metrics = cluster_metrics(run)
+    return Fleet(key, parts, metrics, ("mixed",) * len(parts))
+
+
 def run_fleet(key: str, trace: Trace, config: Config, policy: Policy, routing: Routing) -> Fleet:
-    parts, metrics = cluster_metrics(simulate_cluster(trace, config, policy, routing))
-    return Fleet(key, parts, metrics, ("mixed",) * routing.replicas)
+    return fleet_from(key, simulate_cluster(trace, config, policy, routing), [r.output for r in trace.requests],
+                      config.slo)
 
 
 def run_split(key: str, trace: Trace, config: Config, policy: Policy, split: Split, router: str) -> Fleet:
-    run = simulate_split(trace, config, policy, split, router)
-    prefill, decode, metrics, _ = split_metrics(run, [r.output for r in trace.requests], config.slo)
-    return Fleet(key, prefill + decode, metrics, ("prefill",) * split.prefill + ("decode",) * split.decode, run)
+    return fleet_from(key, simulate_split(trace, config, policy, split, router), [r.output for r in trace.requests],
+                      config.slo)
 
 
 # -- lesson 1: which replica -----------------------------------------------------------------------------------------

@@ -7,6 +7,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pandas as pd
 import streamlit as st
@@ -22,6 +23,7 @@ from gpu_demo.profile import machine_profile
 from gpu_demo.prompts import fit_to_context, prompts_for, with_text_lengths
 from gpu_demo.train import CARD
 from sim import codec
+from sim.core.cluster import Routing, Split
 from sim.core.config import Config, Policy
 from sim.core.profile import read_profile
 from sim.report.metrics import compute
@@ -36,6 +38,9 @@ from .numbers import duration, number, share, signed
 from .session import WIDGET, page_state
 from .tables import metric_label, policy_name, shown
 from .text import md_escape
+
+if TYPE_CHECKING:
+    from .model_fleet import FleetShown
 
 STREAMED = 6  # requests whose text streams on the page while a run goes
 REDRAW = 0.25  # seconds between two redraws of a run's progress and text: as fast as anyone reads, and every
@@ -63,6 +68,28 @@ class ModelRun:
     calibrations: list[Calibration]
 
 
+@dataclass(frozen=True, slots=True)
+class FleetSettings:
+    """The page's fleet form (ui.model_fleet): the layout, replicas and router, or the prefill and decode replicas
+    and a KV transfer's fixed and per-block cost (ms)."""
+    layout: str = "split"  # ui.model_fleet.LAYOUTS
+    replicas: int = 2
+    router: str = "round-robin"
+    prefill: int = 1
+    decode: int = 1
+    latency: float = 0.0
+    per_block: float = 0.0
+
+    def routing(self) -> Routing:
+        return Routing(self.replicas if self.layout == "replicas" else 1, self.router)
+
+    def split(self) -> Split | None:
+        return Split(self.prefill, self.decode, self.latency, self.per_block) if self.layout == "split" else None
+
+    def engines(self) -> int:
+        return self.replicas if self.layout == "replicas" else self.prefill + self.decode
+
+
 SOURCES = ("mixed", "short_chats", "long_outputs", "chats", "shared_prompt", "slow_reader", "disconnect", "lab")
 
 
@@ -84,6 +111,8 @@ class RealModelState:
     policy_b: Policy = field(default_factory=Policy)
     shown: ModelRun | None = None
     in_lab: tuple[str, int, float] | None = None
+    fleet: FleetSettings = field(default_factory=FleetSettings)  # its widgets' keys: "rm_fleet_" + the field's name
+    fleet_shown: FleetShown | None = None
 
 
 def init_state() -> RealModelState:

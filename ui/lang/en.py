@@ -1442,6 +1442,74 @@ TEXTS = {
         "The classroom BPE's count is shown for comparison only: this model cannot read BPE tokens."),
     "rm_prefilled_one": "{name} · {bytes} bytes prefilled · {bpe} BPE tokens",
 
+    # -- The real model on many engines (issue 29: ui/model_fleet.py) --
+    "router_least-tokens": "least-tokens",
+    "router_least-tokens_short": "least-tok.",
+    "rmf_title": "Many servers on the model",
+    "rmf_intro": (
+        "The same trace and Policy 2, served by several engines of this model instead of one. The engines share "
+        "the model's weights; each has its own paged KV cache. **Side by side**, a router places each request on "
+        "one replica. **Prefill split from decode**, a request prefills on a prefill replica, which makes its "
+        "first token; its prompt's KV blocks are then copied to a decode replica, which makes the rest. Every "
+        "iteration and every copy is measured."),
+    "rmf_layout": "Fleet",
+    "rmf_layout_split": "prefill split from decode",
+    "rmf_layout_replicas": "replicas side by side",
+    "rmf_prefill": "Prefill replicas",
+    "rmf_prefill_help": "Engines that prefill each request and make its first token.",
+    "rmf_decode": "Decode replicas",
+    "rmf_decode_help": "Engines that make the rest of each request's tokens once its KV blocks have landed (the one "
+                       "with the fewest requests waiting or running).",
+    "rmf_latency": "Transfer latency (ms)",
+    "rmf_latency_help": "A fixed time each KV transfer takes on top of its measured copy, as a network link would.",
+    "rmf_per_block": "Transfer per block (ms)",
+    "rmf_per_block_help": "Time a transfer takes for each KV block it moves, on top of its measured copy.",
+    "rmf_replicas": "Replicas",
+    "rmf_replicas_help": "Identical engines, each with the budgets above.",
+    "rmf_router": "Router",
+    "rmf_router_help": "How a request is placed when it arrives. Prefix-affinity needs Policy 2's prefix cache.",
+    "rmf_split_first": (
+        "A split makes each request's first token on its prefill replica: this run samples it there, whatever "
+        "the first-token choice above."),
+    "rmf_run": "Run the fleet on the model",
+    "rmf_press_run": "Press **Run the fleet on the model** to serve the trace with Policy 2 on these engines.",
+    "rmf_running": "Running the fleet on the model…",
+    "rmf_ran_split": (
+        "Policy 2 ({policy}) on {prefill} prefill and {decode} decode replicas of the model, {device} "
+        "({dtype}): times measured in ms."),
+    "rmf_ran_replicas": (
+        "Policy 2 ({policy}) on {replicas} replicas of the model behind {router}, {device} ({dtype}): times "
+        "measured in ms."),
+    "rmf_tpot_p50": "TPOT p50",
+    "rmf_throughput": "Fleet throughput",
+    "rmf_tokens_s": "tokens/s",
+    "rmf_copies": "KV copies",
+    "rmf_copies_help": "The time spent copying prompt blocks out of the prefill replicas' caches and into the "
+                       "decode replicas', all copies added up.",
+    "rmf_gantt": "The fleet's {engines} engines, measured: a panel each",
+    "rmf_col_replica": "replica",
+    "rmf_col_requests": "requests",
+    "rmf_col_makespan": "makespan",
+    "rmf_col_ttft": "TTFT p50 (decode: to 2nd token)",
+    "rmf_col_kv_peak": "KV peak (blocks)",
+    "rmf_col_copy": "copy",
+    "rmf_copy_send": "out of prefill cache",
+    "rmf_copy_receive": "into decode cache",
+    "rmf_col_blocks": "blocks",
+    "rmf_col_at": "at (its replica's clock)",
+    "rmf_col_took": "took",
+    "rmf_copies_story": (
+        "**{n} requests moved.** Each request's prompt blocks were copied out of its prefill replica's cache in "
+        "the iteration that made its first token (before a later prefill could reuse them), and into its decode "
+        "replica's cache when that replica admitted it. The copies took {total} in all, {share} of the fleet's "
+        "busy time; the longest wait on a decode replica was {wait}."),
+    "rmf_download": "Download the copies (CSV)",
+    "rmf_clocks": (
+        "One process runs the engines, one iteration at a time, the engine furthest behind first. Each engine "
+        "keeps its own clock, the sum of its iterations' measured times, so the fleet is timed as if each engine "
+        "had a device of its own; arrivals in ms are read on those clocks. Copies go through a store in host "
+        "memory, as Mooncake's does."),
+
     # -- Errors in the page's words, the two policies' names, what a preset sets (issue 26) --
     "policy_short_a": "P1",
     "policy_short_b": "P2",

@@ -1377,6 +1377,63 @@ TEXTS = {
         "课堂 BPE 的计数只作对比：这个模型读不了 BPE token。"),
     "rm_prefilled_one": "{name} · prefill 了 {bytes} 个字节 · {bpe} 个 BPE token",
 
+    # -- The real model on many engines (issue 29: ui/model_fleet.py) --
+    "router_least-tokens": "最少 token",
+    "router_least-tokens_short": "最少 token",
+    "rmf_title": "模型上的多台服务器",
+    "rmf_intro": (
+        "同样的 trace 和策略 2，由这个模型的多个引擎而不是一个来服务。这些引擎共享模型的权重，各有自己的分页 KV "
+        "缓存。**并排部署**时，路由器把每个请求放到一个副本上。**预填充与解码分离**时，请求在预填充副本上预填充，"
+        "由它产出第一个 token；随后它提示的 KV block 被复制到一个解码副本，由它产出其余 token。每次迭代和每次复制"
+        "都是实测的。"),
+    "rmf_layout": "集群",
+    "rmf_layout_split": "预填充与解码分离",
+    "rmf_layout_replicas": "副本并排",
+    "rmf_prefill": "预填充副本",
+    "rmf_prefill_help": "预填充每个请求并产出其第一个 token 的引擎。",
+    "rmf_decode": "解码副本",
+    "rmf_decode_help": "请求的 KV block 到达后产出其余 token 的引擎（选等待或运行中请求最少的那个）。",
+    "rmf_latency": "传输延迟（ms）",
+    "rmf_latency_help": "每次 KV 传输在实测复制之外多花的固定时间，如同一条网络链路。",
+    "rmf_per_block": "每个 block 的传输（ms）",
+    "rmf_per_block_help": "传输每移动一个 KV block 多花的时间，加在实测复制之上。",
+    "rmf_replicas": "副本",
+    "rmf_replicas_help": "相同的引擎，各用上面的预算。",
+    "rmf_router": "路由器",
+    "rmf_router_help": "请求到达时如何放置。前缀亲和需要策略 2 开启前缀缓存。",
+    "rmf_split_first": "分离部署时，每个请求的第一个 token 由它的预填充副本产出：无论上面选的首 token 方式如何，这次运行都在那里采样。",
+    "rmf_run": "在模型上运行集群",
+    "rmf_press_run": "点击 **在模型上运行集群**，用策略 2 在这些引擎上服务这个 trace。",
+    "rmf_running": "正在模型上运行集群…",
+    "rmf_ran_split": "策略 2（{policy}）运行在模型的 {prefill} 个预填充副本和 {decode} 个解码副本上，{device}（{dtype}）：时间以 ms 实测。",
+    "rmf_ran_replicas": "策略 2（{policy}）运行在模型的 {replicas} 个副本上，路由器为{router}，{device}（{dtype}）：时间以 ms 实测。",
+    "rmf_tpot_p50": "TPOT p50",
+    "rmf_throughput": "集群吞吐",
+    "rmf_tokens_s": "token/s",
+    "rmf_copies": "KV 复制",
+    "rmf_copies_help": "把提示 block 复制出预填充副本的缓存、再复制进解码副本缓存所花的时间，所有复制相加。",
+    "rmf_gantt": "集群的 {engines} 个引擎，实测：每个一个面板",
+    "rmf_col_replica": "副本",
+    "rmf_col_requests": "请求",
+    "rmf_col_makespan": "总时长",
+    "rmf_col_ttft": "TTFT p50（解码：到第 2 个 token）",
+    "rmf_col_kv_peak": "KV 峰值（block）",
+    "rmf_col_copy": "复制",
+    "rmf_copy_send": "复制出预填充缓存",
+    "rmf_copy_receive": "复制进解码缓存",
+    "rmf_col_blocks": "block",
+    "rmf_col_at": "时刻（所在副本的时钟）",
+    "rmf_col_took": "耗时",
+    "rmf_copies_story": (
+        "**移动了 {n} 个请求。** 每个请求的提示 block 在产出其第一个 token 的那次迭代中被复制出预填充副本的缓存"
+        "（在之后的预填充可能重用它们之前），并在解码副本接纳它时复制进该副本的缓存。这些复制共耗时 {total}，占集群"
+        "忙碌时间的 {share}；在解码副本上最长的等待是 {wait}。"),
+    "rmf_download": "下载这些复制（CSV）",
+    "rmf_clocks": (
+        "一个进程运行这些引擎，一次一个迭代，最落后的引擎先跑。每个引擎有自己的时钟，即其各次迭代实测时间之和，"
+        "所以集群的计时如同每个引擎各有一个设备；以 ms 计的到达按这些时钟读取。复制经过主机内存中的一个存储，与 "
+        "Mooncake 的做法相同。"),
+
     # -- Errors in the page's words, the two policies' names, what a preset sets (issue 26) --
     "policy_short_a": "P1",
     "policy_short_b": "P2",
