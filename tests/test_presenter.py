@@ -125,10 +125,10 @@ def test_the_labs_options_fold_into_expanders_and_the_run_button_stays_out(lang)
 def test_the_real_models_settings_fold_into_expanders():
     at = open_page("pages/real_model.py")
     folded = options_of(at)
-    assert len(folded) == 3
-    keys = {w.key for e in folded for w in (*e.radio, *e.number_input)}
+    assert len(folded) == 4  # the device, the trace, the budgets and the fleet
+    keys = {w.key for e in folded for w in (*e.radio, *e.number_input, *e.selectbox)}
     assert {"w_rm_dtype", "w_rm_arrivals", "w_rm_source", "w_rm_prompt_seed", "w_rm_budget", "w_rm_max_seqs",
-            "w_rm_first"} <= keys
+            "w_rm_first", "w_rm_fleet_layout", "w_rm_fleet_prefill", "w_rm_fleet_decode"} <= keys
     assert at.button(key="rm_run")
 
 
