@@ -7,8 +7,6 @@ import sys
 
 import pytest
 import torch
-from tests.test_app import open_page
-from tests.test_gpu_demo import OUTPUTS, PROMPTS, alone, trace_of
 
 from gpu_demo import kv_cache
 from gpu_demo.fleet import run_fleet
@@ -18,6 +16,8 @@ from sim.core.config import Config, ConfigError, Policy
 from sim.core.kv import blocks_for
 from sim.report.metrics import compute
 from sim.trace.trace import write_csv
+from tests.test_app import open_page
+from tests.test_gpu_demo import OUTPUTS, PROMPTS, alone, trace_of
 
 # (two requests share a prefix, so prefix-affinity has something to find)
 FLEET_PROMPTS = [*PROMPTS, b"def add(a, b):\n    return a"]
@@ -144,8 +144,10 @@ def test_the_real_model_page_runs_a_split_and_draws_its_copies():
     gantt = next(json.loads(c.proto.spec) for c in at.get("plotly_chart")
                  if json.loads(c.proto.spec)["layout"]["title"]["text"].startswith("The fleet's 2 engines"))
     labels = [a["text"] for a in gantt["layout"]["annotations"]]
+    sample = f" · showing 8 of {len(trace)} requests, evenly sampled"  # each panel draws 8 lanes and says so
     assert [label for label in labels if "replica" in label or "KV" in label] == [
-        "replica 0 · prefill", "KV transfers", "replica 1 · decode"]
+        "replica 0 · prefill" + sample, f"KV transfers · showing 8 of {moved} requests, evenly sampled",
+        "replica 1 · decode" + sample]
     assert any(f"**{moved} requests moved.**" in m.value for m in at.markdown)
 
 

@@ -67,8 +67,8 @@ def run_on_model(model: GPT, trace: Trace, prompts: list[bytes], config: Config,
 
 
 def replicas_table(fleet: Fleet) -> pd.DataFrame:
-    """A row a replica: its role, requests, makespan, TTFT p50 (a decode replica's: to the second token), and
-    its KV peak."""
+    """A row a replica: its role, requests, makespan, TTFT p50 (a decode replica's: to the second token, said under
+    the table), and its KV peak."""
     rows = []
     for k, (role, (schedule, metrics, _)) in enumerate(zip(fleet.roles, fleet.parts)):
         rows.append({t("rmf_col_replica"): t(f"fleet_panel_{role}", index=number(k)),
@@ -116,6 +116,7 @@ def show(shown: FleetShown) -> None:
     st.plotly_chart(fleet_gantt(fleet, title), key="rmf_gantt")
     st.dataframe(replicas_table(fleet), hide_index=True, key="rmf_replicas")
     if split:
+        st.caption(t("rmf_ttft_decode"))
         rows = copies(shown)
         table = copies_table(rows)
         wait = max((r.queue_time for _, metrics, _ in fleet.parts[settings.prefill:] for r in metrics.requests),

@@ -138,18 +138,27 @@ def fleet_gantts(runs: list[tuple[str, Schedule]], title: str, transfers: Panel 
     made = []
     for label, schedule in runs:
         rows = sample_rows(len(schedule.requests), FLEET_ROWS)
-        made.append(Panel(label, gantt_traces(schedule, rows), gantt_yaxis(schedule, rows),
-                          GANTT_ROW_PX * max(1, len(rows)) + GANTT_ROOM_PX))
+        made.append(Panel(sampled(label, len(rows), len(schedule.requests)), gantt_traces(schedule, rows),
+                          gantt_yaxis(schedule, rows), GANTT_ROW_PX * max(1, len(rows)) + GANTT_ROOM_PX))
     if transfers is not None:
         made.insert(after, transfers)
     return stacked(made, layout, xaxis)
 
 
-FLEET_ROWS = 8  # the most requests a replica's panel draws (an even sample of more)
+FLEET_ROWS = 8  # the most requests a replica's panel, or the transfers' panel, draws (an even sample of more)
+
+
+def sampled(label: str, shown: int, total: int) -> str:
+    """A panel's label, saying so when its lanes are a sample."""
+    return label if shown == total else f"{label} · {t('gantt_sampled', shown=number(shown), total=number(total))}"
 
 
 def transfers_panel(label: str, moved: list[tuple[str, object]], unit: str) -> Panel:
-    """The KV transfers of a split, a lane a request: a bar from its first token to its blocks' landing."""
+    """The KV transfers of a split, a lane a request (an even sample of many): a bar from its first token to its
+    blocks' landing."""
+    total = len(moved)
+    moved = [moved[i] for i in sample_rows(total, FLEET_ROWS)]
+    label = sampled(label, len(moved), total)
     names = [plotly_text(name) for name, _ in moved]
     hover = [t("hover_transfer", name=name, start=number(m.start), end=number(m.end), blocks=number(m.blocks),
                unit=t(f"unit_{unit}")) for name, (_, m) in zip(names, moved)]
