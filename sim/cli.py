@@ -47,11 +47,14 @@ def _parser() -> Parser:
     sweep = commands.add_parser("sweep", help="run policies over a range of one parameter; goodput and knees")
     add_run_options(sweep, policies=True)
     sweep.add_argument("--sweep", required=True, metavar="PARAMETER=VALUES",
-                       help="rate (multiplies the trace's arrival rate), token_budget, max_seqs, chunk_size or "
-                            "kv_blocks = LOW:HIGH:POINTS or a comma list, for example rate=0.5:4:8")
+                       help="rate (multiplies the trace's arrival rate), token_budget, max_seqs, chunk_size, "
+                            "kv_blocks, replicas (behind --router) or prefill_replicas (of a split's "
+                            "--prefill-replicas + --decode-replicas engines, the rest decoding) = LOW:HIGH:POINTS or a "
+                            "comma list, for example rate=0.5:4:8")
     sweep.add_argument("--target", type=float, default=0.9, help="SLO attainment the knee must keep (0-1)")
     sweep.add_argument("--workers", type=int, help="worker processes (default: one per CPU for big sweeps)")
     sweep.add_argument("--json", action="store_true")
+    add_fleet_options(sweep)
 
     example = commands.add_parser("example", help="the design document's worked examples")
     example.add_argument("name", choices=("seed",))
@@ -130,17 +133,21 @@ def _sweep(args) -> str:
     if not 0 <= args.target <= 1:
         raise InputError(f"--target {args.target}: an attainment between 0 and 1")
     config, policy = config_and_policy(args)
-    entries = [Entry(name, config, for_batching(policy, name)) for name in args.policies]
+    routing, split = fleet_of(args)
+    entries = [Entry(name, config, for_batching(policy, name), routing, split) for name in args.policies]
     rows = sweep(load_trace(args), entries, parameter, values, args.workers)
     found = knees(rows, parameter, args.target)
     if args.json:
         return json.dumps({"parameter": parameter, "values": values, "target": args.target, "unit": config.cost.unit,
                            "rows": rows, "knees": found})
-    columns = ("policy", "value", "goodput", "attainment", "ttft_p50", "ttft_p99", "tpot_p50", "tpot_p99",
+    fleet = () if split is None and routing.replicas == 1 and parameter != "replicas" else \
+        ("engines",) if split is None else ("engines", "prefill_engines")
+    columns = ("policy", "value", *fleet, "goodput", "attainment", "ttft_p50", "ttft_p99", "tpot_p50", "tpot_p99",
                "throughput")
     lines = [table(list(columns), [[_cell(row[c]) for c in columns] for row in rows])]
     lines += [f"{row['policy']} at {row['value']}: {row['error']}" for row in rows if row["error"]]
-    lines += [f"knee of {label} (attainment >= {args.target:.0%}): {'none' if v is None else v}"
+    knee = "best split" if parameter == "prefill_replicas" else "knee"
+    lines += [f"{knee} of {label} (attainment >= {args.target:.0%}): {'none' if v is None else v}"
               for label, v in found.items()]
     return "\n".join(lines)
 

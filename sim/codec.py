@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields, is_dataclass, replace
 from types import NoneType, UnionType
 
+from .core.cluster import Routing, Split
 from .core.config import Config, ConfigError, Policy
 
 Settings = Config | Policy
@@ -165,6 +166,30 @@ def _listed(name: str, leaf: Leaf, text: str) -> tuple:
         return tuple(int(item) for item in items)
     except ValueError:
         raise ConfigError(name, LIST_FORMATS[name]) from None
+
+
+# A fleet's settings (sim.core.cluster's Routing and Split) by the names the command line and the capacity lab's
+# policies table give them, with the value an empty one means.
+FLEET = {"replicas": 1, "router": "round-robin", "router_seed": 0, "prefill_replicas": 0, "decode_replicas": 0,
+         "kv_transfer_latency": 0.0, "kv_transfer_per_block": 0.0}
+
+
+def fleet(values: Mapping[str, object]) -> tuple[Routing, Split | None]:
+    """The fleet of a flat dict of FLEET's settings (others in it are left alone): its replicas behind its router,
+    and a prefill/decode split when it gives prefill or decode engines, which replace the replicas (ConfigError
+    naming `replicas` unless they are left at 1). An empty or missing value is FLEET's; a whole float is an int."""
+    def get(name: str) -> object:
+        value = values.get(name)
+        if _empty(value) or value == "":
+            return FLEET[name]
+        return int(value) if type(FLEET[name]) is int and isinstance(value, float) and value.is_integer() else value
+    routing = Routing(get("replicas"), get("router"), get("router_seed"))
+    if not get("prefill_replicas") and not get("decode_replicas"):
+        return routing, None
+    if routing.replicas != 1:
+        raise ConfigError("replicas", "split_replaces_replicas")
+    return routing, Split(get("prefill_replicas"), get("decode_replicas"), get("kv_transfer_latency"),
+                          get("kv_transfer_per_block"))
 
 
 def tree(settings: object) -> object:

@@ -200,17 +200,10 @@ def add_fleet_options(run) -> None:
     run.add_argument("--kv-transfer-per-block", type=float, default=0.0, help="time a transfer takes a KV block")
 
 
-
 def fleet_of(args) -> tuple[Routing, Split | None]:
     """The routing of add_fleet_options' flags, and the split when --prefill-replicas or --decode-replicas is
     given (they replace --replicas)."""
-    routing = Routing(args.replicas, args.router, args.router_seed)
-    if args.prefill_replicas is None and args.decode_replicas is None:
-        return routing, None
-    if args.replicas != 1:
-        raise InputError("--prefill-replicas and --decode-replicas replace --replicas: give one or the other")
-    return routing, Split(args.prefill_replicas or 0, args.decode_replicas or 0, args.kv_transfer_latency,
-                          args.kv_transfer_per_block)
+    return codec.fleet(vars(args))
 
 
 def config_and_policy(args) -> tuple[Config, Policy]:

@@ -389,4 +389,4 @@ def test_the_command_line_runs_a_split(tmp_path):
     text = subprocess.run(common, capture_output=True, text=True, check=True).stdout
     assert "1 prefill and 1 decode replicas" in text and "decode" in text.splitlines()[-1]
     done = subprocess.run([*common, "--replicas", "2"], capture_output=True, text=True)
-    assert done.returncode == 2 and "replace --replicas" in done.stderr
+    assert done.returncode == 2 and "decode_replicas replace replicas" in done.stderr

@@ -95,8 +95,7 @@ def simulate_cluster(trace: Trace, config: Config, policy: Policy | str, routing
     unit = executors.unit if executors is not None else None
     with collector_paused():
         replicas = [make_scheduler(policy, trace, config, unit, replica=role) for _ in range(routing.replicas)]
-        if routing.router == "prefix-affinity" and replicas[0].memory.prefix is None:
-            raise ConfigError("router", "affinity_needs_cache")
+        check_router(routing, replicas[0])
         origin = range(len(trace.requests)) if origin is None else origin
         runners = [Runner(scheduler) if executors is None else executors.runner(scheduler, role, k, origin)
                    for k, scheduler in enumerate(replicas)]
@@ -119,6 +118,13 @@ def simulate_cluster(trace: Trace, config: Config, policy: Policy | str, routing
     for k, scheduler in enumerate(replicas):
         _number_locally(scheduler.schedule, [local[j] if placed[j] == k else -1 for j in range(len(placed))])
     return ClusterRun([s.schedule for s in replicas], placed, local, routing)
+
+
+def check_router(routing: Routing, scheduler: Scheduler) -> None:
+    """Raise the ConfigError a fleet's run starts with when its router cannot work with its replicas (`scheduler`:
+    one of them): prefix-affinity reads their prefix caches."""
+    if routing.router == "prefix-affinity" and scheduler.memory.prefix is None:
+        raise ConfigError("router", "affinity_needs_cache")
 
 
 def _number_locally(schedule: Schedule, local: list[int]) -> None:
@@ -204,6 +210,16 @@ class Split:
         number("kv_transfer_per_block", self.per_block)
 
 
+def check_split(config: Config, split: Split, measured: bool = False) -> None:
+    """Raise the ConfigError a split's run starts with: its first token must be the prefill's, and in ticks (not
+    `measured` on the real engine) a transfer takes whole ticks."""
+    if config.first_token != "prefill":
+        raise ConfigError("first_token", "split_first_token")
+    ticks = config.cost.kind == "ticks" and not measured
+    if ticks and not (float(split.latency).is_integer() and float(split.per_block).is_integer()):
+        raise ConfigError("kv_transfer_latency", "split_whole_ticks")
+
+
 class Transfer(NamedTuple):
     start: float  # when its prefill made its first token, on the prefill replica
     end: float  # when its blocks land on the decode replica
@@ -234,11 +250,8 @@ def simulate_split(trace: Trace, config: Config, policy: Policy | str, split: Sp
     elsewhere: its computed tokens the prompt, one new token). It waits in that replica's queue while its cache
     has no room for it, and the wait is drawn there. `executors` (the real engine): what runs the replicas; a
     transfer then takes the time its copy took on top."""
-    if config.first_token != "prefill":
-        raise ConfigError("first_token", "split_first_token")
+    check_split(config, split, measured=executors is not None)
     ticks = config.cost.kind == "ticks" and executors is None
-    if ticks and not (float(split.latency).is_integer() and float(split.per_block).is_integer()):
-        raise ConfigError("kv_transfer_latency", "split_whole_ticks")
     prefills = Trace(tuple(r._replace(output=1) for r in trace.requests))
     first = simulate_cluster(prefills, config, policy, Routing(split.prefill, router, seed), "prefill",
                              executors=executors)

@@ -34,6 +34,10 @@ MESSAGES = {
                          "--first-token prefill",
     "split_whole_ticks": "in ticks a KV transfer takes whole ticks: give the latency and the time a block in whole "
                          "ticks",
+    "split_replaces_replicas": "prefill_replicas and decode_replicas replace replicas: give one or the other",
+    "sweep_split_replicas": "a split's engines are its prefill and decode replicas: sweep prefill_replicas",
+    "sweep_no_decode": "a split of {engines} engines needs at least one decode engine, so at most {engines} - 1 "
+                       "prefill engines, got {value}",
     "affinity_needs_cache": "prefix-affinity reads each replica's prefix cache: turn prefix caching on",
     "spec_over_budget": "verifying {tokens} draft tokens costs {cost} token-work a request, more than the token "
                         "budget {budget}",

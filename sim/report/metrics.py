@@ -304,10 +304,20 @@ def _left_queue(request) -> float | None:
     return request.arrival if request.finish_reason == "rejected" else None
 
 
-def idle_while_waiting(schedule: Schedule) -> float:
+def idle_while_waiting(*schedules: Schedule) -> float:
     """Share of the token budget left unused in iterations that began while a request waited for its first
     token-work: budget a scheduler could not give away (a prompt admitted only whole fits in none of what was
-    left, or a closed static batch). Iterations are counted, so it reads the same in ticks and in ms."""
+    left, or a closed static batch). Iterations are counted, so it reads the same in ticks and in ms. Several
+    schedules (a fleet's replicas): each replica's idle budget over all of theirs."""
+    idle = total = 0
+    for schedule in schedules:
+        unused, budget = _idle_budget(schedule)
+        idle, total = idle + unused, total + budget
+    return idle / total if total else 0.0
+
+
+def _idle_budget(schedule: Schedule) -> tuple[float, int]:
+    """The budget one engine left idle while a request waited (idle_while_waiting), and its whole budget."""
     starts = sorted(r.arrival for r in schedule.requests)
     firsts = sorted(left for left in map(_left_queue, schedule.requests) if left is not None)
     budget = schedule.config.token_budget
@@ -327,7 +337,7 @@ def idle_while_waiting(schedule: Schedule) -> float:
             length = (step.end - step.start) / step.iterations
             waited = step.iterations - math.ceil((starts[following] - step.start) / length)
             idle += unused * waited
-    return idle / total if total else 0.0
+    return idle, total
 
 
 def slowest_prompt(metrics: Metrics, share: float = 0.01) -> float | None:

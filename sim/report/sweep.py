@@ -2,7 +2,10 @@
 
 The swept parameter is the arrival rate (a multiplier of the trace's own rate: arrivals, deadlines and cancel
 times are divided by it, so 2 means the same requests arriving twice as fast), the token budget, the sequence
-limit, the chunk size or the number of KV blocks. Each point is an ordinary simulation; its row holds goodput,
+limit, the chunk size, the number of KV blocks, or a fleet's shape (sim.core.cluster): the number of replicas
+behind the entry's router, or how many of a split's engines prefill (the rest decode; an entry whose engines run
+side by side is the same at every such point, the split's baseline). Each point is an ordinary simulation (of a
+fleet when the entry is one: its metrics over every request); its row holds goodput,
 SLO attainment, TTFT and TPOT percentiles and throughput, and two causes behind them: the share of the budget
 left idle while requests waited, and the mean prompt of the slowest 1% (who starves). Points run in worker processes
 when there are many.
@@ -19,17 +22,20 @@ from dataclasses import replace
 from multiprocessing import get_context
 from typing import NamedTuple
 
+from ..core.cluster import Routing, Split, simulate_cluster, simulate_split
 from ..core.config import Config, ConfigError, Policy
 from ..core.engine import simulate
+from ..core.schedule import Schedule
 from ..trace.trace import Trace, TraceError
 from .export import csv_text
-from .metrics import compute, idle_while_waiting, slowest_prompt
+from .metrics import Metrics, cluster_metrics, compute, idle_while_waiting, slowest_prompt, split_metrics
 
-PARAMETERS = ("rate", "token_budget", "max_seqs", "chunk_size", "kv_blocks")
+PARAMETERS = ("rate", "token_budget", "max_seqs", "chunk_size", "kv_blocks", "replicas", "prefill_replicas")
+CAPACITIES = ("token_budget", "max_seqs", "chunk_size", "kv_blocks", "replicas")  # more is never worse: a knee from below
 MAX_POINTS = 50
-COLUMNS = ("policy", "value", "goodput", "goodput_requests", "attainment", "ttft_p50", "ttft_p90", "ttft_p99",
-           "tpot_p50", "tpot_p90", "tpot_p99", "throughput", "finished", "makespan", "idle_waiting", "slow_prompt",
-           "hit_rate", "error")
+COLUMNS = ("policy", "value", "engines", "prefill_engines", "goodput", "goodput_requests", "attainment", "ttft_p50",
+           "ttft_p90", "ttft_p99", "tpot_p50", "tpot_p90", "tpot_p99", "throughput", "finished", "makespan",
+           "idle_waiting", "slow_prompt", "hit_rate", "error")
 
 
 class SweepError(ValueError):
@@ -37,10 +43,16 @@ class SweepError(ValueError):
 
 
 class Entry(NamedTuple):
-    """One policy of the sweep, with its own budgets."""
+    """One policy of the sweep, with its own budgets, on one engine or a fleet of them: `routing`'s replicas, or
+    `split`'s prefill and decode engines (its prefill side behind `routing.router`)."""
     label: str
     config: Config
     policy: Policy
+    routing: Routing = Routing()
+    split: Split | None = None
+
+    def engines(self) -> int:
+        return self.routing.replicas if self.split is None else self.split.prefill + self.split.decode
 
 
 def parse_values(parameter: str, spec: str) -> list[float | int]:
@@ -85,31 +97,58 @@ def scale_arrivals(trace: Trace, factor: float) -> Trace:
     return replace(trace, requests=requests)
 
 
-def applied(trace: Trace, entry: Entry, parameter: str, value: float | int) -> tuple[Trace, Config, Policy]:
-    """The inputs of one sweep point."""
-    config, policy = entry.config, entry.policy
+def applied(trace: Trace, entry: Entry, parameter: str, value: float | int) -> tuple[Trace, Entry]:
+    """The inputs of one sweep point. A split's replica count is its prefill and decode engines: it is swept as
+    `prefill_replicas`, which leaves its number of engines as it is (ConfigError when it would leave no decode
+    engine); entries side by side keep their replicas there."""
     if parameter == "rate":
         trace = scale_arrivals(trace, value)
     elif parameter == "chunk_size":
-        policy = replace(policy, chunk_size=value)
+        entry = entry._replace(policy=replace(entry.policy, chunk_size=value))
+    elif parameter == "replicas":
+        if entry.split is not None:
+            raise ConfigError("replicas", "sweep_split_replicas")
+        entry = entry._replace(routing=replace(entry.routing, replicas=value))
+    elif parameter == "prefill_replicas":
+        if entry.split is not None:
+            engines = entry.engines()
+            if value >= engines:
+                raise ConfigError("prefill_replicas", "sweep_no_decode", engines=engines, value=value)
+            entry = entry._replace(split=replace(entry.split, prefill=value, decode=engines - value))
     else:
-        config = replace(config, **{parameter: value})
-    return trace, config, policy
+        entry = entry._replace(config=replace(entry.config, **{parameter: value}))
+    return trace, entry
+
+
+def served(trace: Trace, entry: Entry) -> tuple[Metrics, list[Schedule]]:
+    """The entry's run of the trace: its metrics (a fleet's over every request) and each engine's Schedule."""
+    config, policy, routing, split = entry.config, entry.policy, entry.routing, entry.split
+    if split is not None:
+        run = simulate_split(trace, config, policy, split, routing.router, routing.seed)
+        prefill, decode, metrics, _ = split_metrics(run, [r.output for r in trace.requests], config.slo,
+                                                    compact=True)
+        return metrics, [schedule for schedule, _, _ in prefill + decode]
+    if routing.replicas > 1:
+        parts, metrics = cluster_metrics(simulate_cluster(trace, config, policy, routing), compact=True)
+        return metrics, [schedule for schedule, _, _ in parts]
+    schedule = simulate(trace, config, policy)
+    return compute(schedule), [schedule]
 
 
 def point(trace: Trace, entry: Entry, parameter: str, value: float | int) -> dict:
     """One row: the entry's metrics at this value, or the reason it cannot run (as `error`)."""
     row = dict.fromkeys(COLUMNS)
-    row.update(policy=entry.label, value=value, error="")
+    row.update(policy=entry.label, value=value, engines=entry.engines(), error="")
     try:
-        schedule = simulate(*applied(trace, entry, parameter, value))
+        trace, entry = applied(trace, entry, parameter, value)
+        m, schedules = served(trace, entry)
     except (TraceError, ConfigError) as error:
         row.update(goodput=0.0, goodput_requests=0, attainment=0.0, finished=0, error=str(error))
         return row
-    m = compute(schedule)
-    row.update(goodput=m.goodput, goodput_requests=m.goodput_requests, attainment=m.slo_attainment,
+    row.update(engines=entry.engines(), prefill_engines=entry.split.prefill if entry.split else None,
+               goodput=m.goodput, goodput_requests=m.goodput_requests, attainment=m.slo_attainment,
                throughput=m.throughput, finished=m.finished, makespan=m.makespan,
-               idle_waiting=idle_while_waiting(schedule), slow_prompt=slowest_prompt(m),
+               idle_waiting=idle_while_waiting(*schedules), slow_prompt=slowest_prompt(m),
                hit_rate=m.prefix_hit_rate if m.prefix_queried else None)
     for latency in ("ttft", "tpot"):
         for q, v in m.percentiles[latency].items():
@@ -197,7 +236,13 @@ def sweep(trace: Trace, entries: list[Entry], parameter: str, values: list[float
 
 def knee(rows: list[dict], parameter: str, target: float) -> float | int | None:
     """For the rate: the largest load up to which every point keeps attainment >= target. For a capacity
-    (budget, sequences, chunk, blocks): the smallest value from which on every point does. None: no point."""
+    (budget, sequences, chunk, blocks, replicas): the smallest value from which on every point does. For a split's
+    prefill engines, whose extremes both starve one side: the best split, the one with the highest attainment
+    (then goodput, then fewer prefill engines) if it keeps the target. None: no point does (or the entry runs side
+    by side, the same at every split)."""
+    if parameter == "prefill_replicas":
+        best = best_split(rows)
+        return best["value"] if best is not None and best["attainment"] >= target else None
     ordered = sorted(rows, key=lambda r: r["value"])
     if parameter != "rate":
         ordered.reverse()
@@ -207,6 +252,13 @@ def knee(rows: list[dict], parameter: str, target: float) -> float | int | None:
             break
         found = row["value"]
     return found
+
+
+def best_split(rows: list[dict]) -> dict | None:
+    """Of one entry's rows of a prefill_replicas sweep, the split with the highest attainment, then goodput, then
+    fewer prefill engines; None when none ran as a split (or the entry runs side by side)."""
+    ran = [r for r in rows if not r["error"] and r["prefill_engines"] is not None]
+    return min(ran, key=lambda r: (-r["attainment"], -r["goodput"], r["value"]), default=None)
 
 
 def knees(rows: list[dict], parameter: str, target: float) -> dict[str, float | int | None]:

@@ -1549,6 +1549,9 @@ TEXTS = {
     "cfg_err_split_first_token": (
         "prefill/decode disaggregation samples the first token on the prefill replica: choose the prefill first token"),
     "cfg_err_split_whole_ticks": "in ticks a KV transfer takes whole ticks: give the latency and the time a block in whole ticks",
+    "cfg_err_split_replaces_replicas": "prefill and decode engines replace the replicas: leave the replicas at 1, or the prefill and decode engines at 0",
+    "cfg_err_sweep_split_replicas": "a split's engines are its prefill and decode replicas: sweep the prefill engines instead",
+    "cfg_err_sweep_no_decode": "a split of {engines} engines needs at least one decode engine, so at most {engines} − 1 prefill engines, got {value}",
     "cfg_err_affinity_needs_cache": "prefix-affinity routing reads each replica's prefix cache: turn prefix caching on",
     "cfg_err_spec_over_budget": (
         "verifying {tokens} draft tokens costs {cost} token-work a request, more than the token budget {budget}"),

@@ -1471,6 +1471,9 @@ TEXTS = {
     "cfg_err_cache_needs_kv": "前缀缓存把它的 block 放在 KV cache 里：请给 KV cache 设定大小",
     "cfg_err_split_first_token": "预填充/解码分离在预填充副本上采样第一个 token：请选择由预填充产生第一个 token",
     "cfg_err_split_whole_ticks": "以 tick 计时时，KV 传输需要整数个 tick：请用整数给出延迟和每个 block 的时间",
+    "cfg_err_split_replaces_replicas": "预填充和解码引擎取代副本数：请把副本数保持为 1，或把预填充和解码引擎设为 0",
+    "cfg_err_sweep_split_replicas": "分离部署的引擎数由其预填充和解码副本决定：请改为扫描预填充引擎数",
+    "cfg_err_sweep_no_decode": "{engines} 个引擎的分离部署至少需要一个解码引擎，所以预填充引擎最多 {engines} − 1 个，实际为 {value}",
     "cfg_err_affinity_needs_cache": "前缀亲和路由读取每个副本的前缀缓存：请打开前缀缓存",
     "cfg_err_spec_over_budget": (
         "验证 {tokens} 个草稿 token 每个请求要花 {cost} 个 token-work，超过了 token 预算 {budget}"),
