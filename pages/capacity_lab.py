@@ -27,8 +27,11 @@ with presenter.options(t("presenter_options")):
     st.info(t("sw_default_note"), icon="🎯")
 
     st.header(t("sw_trace"), divider="gray")
-    st.button(t("sw_prefix_example"), icon="🧩", key="sw_prefix_example", on_click=capacity.load_prefix_example,
-              help=t("sw_prefix_example_help"))
+    with st.container(horizontal=True):
+        st.button(t("sw_prefix_example"), icon="🧩", key="sw_prefix_example", on_click=capacity.load_prefix_example,
+                  help=t("sw_prefix_example_help"))
+        st.button(t("sw_split_example"), icon="🔀", key="sw_split_example", on_click=capacity.load_split_example,
+                  help=t("sw_split_example_help"))
     source = state.source = kept(st.radio, t("sw_source"), "sw_source", state.source, horizontal=True,
                                  options=("generated", "upload", "lab"), format_func=lambda k: t(f"sw_source_{k}"))
     trace = None
@@ -118,10 +121,11 @@ if failed:
 x_title = t(f"sw_param_{swept}") + (t("sw_rate_axis", rate=f"{base_rate:.3g}") if swept == "rate" else "")
 unit = t(f"unit_{result.unit}")
 charts = [(("attainment",), t("sw_chart_attainment"), "%",
-           {"knees": found, "target": goal, "scale": 100, "knee_labels": capacity.knee_labels(rows, found, swept)}),
-          (("goodput",), t("sw_chart_goodput"), t("sw_per_unit", unit=unit), {}),
+           {"knees": found, "target": goal, "scale": 100, "knee_labels": capacity.knee_labels(rows, found, swept),
+            "knee_text": "sw_best_split_label" if swept == "prefill_replicas" else "sw_knee_label"}),
+          (("goodput",), t("sw_chart_goodput", unit=unit), t("sw_per_unit", unit=unit), {}),
           (("ttft_p50", "ttft_p90", "ttft_p99"), t("sw_chart_ttft"), unit, {"log_axis": True}),
-          (("throughput",), t("sw_chart_throughput"), t("sw_tokens_per_unit", unit=unit), {}),
+          (("throughput",), t("sw_chart_throughput", unit=unit), t("sw_tokens_per_unit", unit=unit), {}),
           (("idle_waiting",), t("sw_chart_idle"), "%", {"scale": 100})]
 tpot = ("tpot_p50", "tpot_p90", "tpot_p99")
 tpot_everywhere = capacity.single(rows, tpot)
@@ -141,5 +145,6 @@ st.markdown("\n".join(f"- {line}" for line in capacity.surprises(rows, result.ch
             or t("sw_why_none"))
 
 st.subheader(t("sw_table"))
-st.dataframe(capacity.results_table(rows, swept), hide_index=True, key="sw_results")
+st.dataframe(capacity.results_table(rows, swept, result.unit), hide_index=True, key="sw_results",
+             column_config={t("sw_col_label"): st.column_config.TextColumn(width=capacity.POLICY_PX)})
 st.download_button(t("sw_download"), partial(sweep_csv, rows), "sweep.csv", "text/csv", key="sw_dl_results")

@@ -324,7 +324,7 @@ def test_capacity_lab_prefix_example_sweeps_the_same_trace_with_and_without_the_
     found = dict(re.findall(r"\*\*(.+?)\*\* keeps at least 90% of requests within every SLO up to \*\*([\d.]+)x",
                             knees))
     assert float(found["prefix cache"]) > 2 * float(found["no prefix cache"])
-    assert any("differ in hidden columns: cache " in c.value for c in at.caption)  # what tells them apart
+    assert any("differ in columns not shown: cache." in c.value for c in at.caption)  # what tells them apart
     table = at.dataframe[-1].value
     assert len(table) == 2 * 16
     hits = [column for column in table.columns if "hit" in column.lower()]

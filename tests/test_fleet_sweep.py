@@ -1,5 +1,6 @@
 """Sweeps of a fleet's shape (sim.report.sweep): the replica count, and how many of a split's engines prefill."""
 import json
+from pathlib import Path
 
 import pytest
 
@@ -7,9 +8,11 @@ from sim.core.cluster import Routing, Split, simulate_cluster, simulate_split
 from sim.core.config import SLO, Config, ConfigError, Policy
 from sim.core.engine import simulate
 from sim.report.metrics import cluster_metrics, compute, idle_while_waiting, split_metrics
-from sim.report.sweep import Entry, applied, knee, knees, point, sweep
+from sim.report.sweep import Entry, applied, best_split, knee, knees, point, sweep
 from sim.trace.generate import Uniform, generate
+from tests.test_app import figure, open_page
 from tests.test_cli import cli
+from ui.numbers import duration, share
 
 SLOS = SLO(ttft=10, tpot=2)
 TRACE = generate(240, 0.6, Uniform(1, 8), Uniform(1, 16), seed=3)
@@ -96,3 +99,92 @@ def test_the_cli_sweeps_a_fleet(tmp_path):
               "--sweep", "rate=1,2")
     assert bad.returncode == 2 and "give one or the other" in bad.stderr and "Traceback" not in bad.stderr
 
+
+# -- the capacity lab ------------------------------------------------------------------------------------------------
+def rows_of(at):
+    return at.session_state["sweep"].result.rows
+
+
+def test_the_capacity_labs_split_example_finds_the_best_split_and_the_side_by_side_baseline():
+    at = open_page("pages/capacity_lab.py")
+    at.button(key="sw_split_example").click().run()
+    assert not at.exception, at.exception
+    rows, state = rows_of(at), at.session_state["sweep"]
+    assert (state.parameter, state.cost, state.first) == ("prefill_replicas", "profile", "prefill")
+    assert at.radio(key="sw_columns").value == "fleet"  # the rows' fleets are in view
+    by = {label: [r for r in rows if r["policy"] == label] for label in ("4 side by side", "split, fast link",
+                                                                         "split, slow link")}
+    side = by["4 side by side"][0]["attainment"]
+    fast = best_split(by["split, fast link"])
+    slow = best_split(by["split, slow link"])
+    assert side < 0.9 <= fast["attainment"] and slow["attainment"] < 0.9  # the story the sentences tell
+    words = " ".join(m.value for m in at.markdown).replace("\\", "")
+    assert f"**4 side by side** runs its 4 engines side by side, the same at every point: {share(side)}" in words
+    assert (f"**split, fast link**: the best split of its 4 engines is **{fast['value']} + {4 - fast['value']}** "
+            f"(prefill + decode), with {share(fast['attainment'])}") in words
+    assert f"**split, slow link** misses 90% at every split of its 4 engines: its best, **{slow['value']} + " in words
+    labels = [a["text"] for a in figure(at, 0)["layout"]["annotations"] if a["text"].startswith("★")]
+    assert labels == [f"★ best split of split, fast link: {fast['value']} + {4 - fast['value']}"]
+    table = at.dataframe[-1].value
+    column = table["engines"]  # prefill + decode
+    assert list(column[:3]) == ["4"] * 3 and list(column[3:6]) == ["1 + 3", "2 + 2", "3 + 1"]
+    assert "TTFT p99 (ms)" in table.columns and "tokens/ms" in table.columns
+    readme = " ".join((Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8").split())
+    tpot = [duration(r["tpot_p90"]) for r in (by["4 side by side"][0], fast)]
+    assert (f"4 engines side by side keep {share(side)} of requests within the SLO (TPOT p90 {tpot[0]})" in readme
+            and f"the best split, {fast['value']} + {4 - fast['value']} (prefill + decode), keeps "
+                f"{share(fast['attainment'])} (TPOT p90 {tpot[1]};" in readme
+            and f"3 + 1 only {share(by['split, fast link'][2]['attainment'])}" in readme
+            and f"the best split, {slow['value']} + {4 - slow['value']}, keeps {share(slow['attainment'])}" in readme)
+
+
+def test_the_capacity_lab_sweeps_the_replica_count():
+    at = open_page("pages/capacity_lab.py")
+    at.selectbox(key="w_sw_parameter").set_value("replicas").run()
+    at.button(key="sw_run").click().run()
+    assert not at.exception, at.exception
+    rows = rows_of(at)
+    assert {r["engines"] for r in rows} == set(range(1, 9)) and all(r["engines"] == r["value"] for r in rows)
+    static = [r for r in rows if r["policy"] == "static"]
+    found = knee(static, "replicas", 0.9)
+    assert found is not None and found > 1  # one engine of static batching misses the SLO; more reach it
+    assert any(f"**static** keeps at least 90% of requests within every SLO from a replica count of **{found}** "
+               "upwards" in m.value for m in at.markdown)
+
+
+def test_the_capacity_lab_names_a_fleet_it_cannot_run():
+    at = open_page("pages/capacity_lab.py")
+    at.radio(key="sw_columns").set_value("fleet").run()
+    at.session_state["sw_policies_editor"] = {
+        "edited_rows": {0: {"replicas": 2, "prefill_replicas": 1, "decode_replicas": 1},
+                        1: {"prefill_replicas": 1, "decode_replicas": 2}, 2: {"replicas": 2.5}},
+        "added_rows": [], "deleted_rows": []}
+    at.run()
+    assert not at.exception, at.exception
+    errors = [e.value.replace("\\", "") for e in at.error]
+    assert any("Policy row 1" in e and "prefill and decode engines replace the replicas" in e for e in errors)
+    assert any("Policy row 2" in e and "“First output token”: prefill/decode disaggregation samples the first token "
+               "on the prefill replica" in e for e in errors)
+    assert any("Policy row 3" in e and "“replicas”: must be a whole number of at least 1, got 2.5" in e
+               for e in errors)
+    assert at.button(key="sw_run").disabled
+    assert list(at.session_state["sweep"].policies_now["replicas"]) == [2, 1, 2.5]  # kept as typed
+
+
+def test_a_fleet_row_is_its_own_sweep_not_the_cached_one_engine():
+    at = open_page("pages/capacity_lab.py")
+    one = rows_of(at)
+    state = at.session_state["sweep"]
+    state.policies = state.policies_now = state.policies.assign(replicas=[2.0] * 3, router=["prefix-affinity"] * 3)
+    at.run()
+    at.button(key="sw_run").click().run()
+    assert not at.exception, at.exception
+    failed = [w.value for w in at.warning if "could not run" in w.value]
+    assert failed and "prefix-affinity routing reads each replica's prefix cache" in failed[0]  # named, not raw
+    state.policies = state.policies_now = state.policies.assign(router=["least-requests"] * 3)
+    at.run()
+    at.button(key="sw_run").click().run()
+    two = rows_of(at)
+    assert [r["engines"] for r in two] == [2] * len(one) and [r["attainment"] for r in two] != [
+        r["attainment"] for r in one]
+    assert "engines" in at.dataframe[-1].value.columns

@@ -14,9 +14,10 @@ import pandas as pd
 import streamlit as st
 
 from sim import codec
+from sim.core.cluster import ROUTERS, check_router, check_split
 from sim.core.config import KV_ADMISSION, ORDERS, POLICIES, PREEMPT, SLO, Config, ConfigError, CostModel
 from sim.core.policies import make_scheduler
-from sim.report.sweep import Entry, SweepError, applied, parse_values, sweep, worker_pool
+from sim.report.sweep import Entry, SweepError, applied, best_split, parse_values, sweep, worker_pool
 from sim.report.sweep import stop_pool as stop_workers
 from sim.trace.generate import Uniform, generate, shared_prefix
 from sim.trace.trace import Trace, TraceError
@@ -31,9 +32,16 @@ from .text import md_escape
 MAX_POLICIES = 4
 MAX_WORK = 3_000_000  # requests simulated in one sweep (points x policies x requests): about half a minute
 CACHED = 32  # sweeps kept for every user
-COLUMNS = ("label", "batching", "order", "token_budget", "max_seqs", "chunk_size", "kv_blocks", "kv_admission",
-           "preempt", "prefix_cache")
-NUMBERS = ("token_budget", "max_seqs", "chunk_size", "kv_blocks")
+# The policies table's columns: the label, the policy's settings (sim.codec's flat names: the main ones, then the
+# KV cache's), then its fleet's (sim.codec.FLEET: one engine, replicas behind a router, or a prefill/decode split).
+MAIN = ("label", "batching", "order", "token_budget", "max_seqs", "chunk_size")
+KV = ("kv_blocks", "kv_admission", "preempt", "prefix_cache")
+FLEET = ("replicas", "router", "prefill_replicas", "decode_replicas", "kv_transfer_latency", "kv_transfer_per_block")
+COLUMNS = MAIN + KV + FLEET
+SETTINGS = COLUMNS[1:len(MAIN) + len(KV)]  # what sim.codec makes the Config and Policy of
+NUMBERS = ("token_budget", "max_seqs", "chunk_size", "kv_blocks", "replicas", "prefill_replicas", "decode_replicas",
+           "kv_transfer_latency", "kv_transfer_per_block")
+ONE_ENGINE = (1, "least-requests", 0, 0, 0, 0)  # a row's fleet columns when it runs on one engine
 
 
 # The default scenario. Prompts of 1-8 tokens under a budget of 12 a tick: the longest prompt fits beside four
@@ -44,7 +52,8 @@ DEFAULT_BUDGET = 12
 DEFAULT_TRACE = {"n": 1000, "rate": 0.3, "prompt": (1, 8), "output": (1, 16)}
 # Each swept parameter's default range: low, high, points.
 RANGES = {"rate": (0.25, 4.0, 16), "token_budget": (4, 64, 16), "max_seqs": (1, 32, 16), "chunk_size": (1, 16, 16),
-          "kv_blocks": (8, 128, 16)}
+          "kv_blocks": (8, 128, 16), "replicas": (1, 8, 8), "prefill_replicas": (1, 3, 3)}
+DEFAULT_SLO = (20.0, 2.0, 0.0)  # TTFT, TPOT and E2E limits, in ticks (0: none)
 STATE_KEY = "sweep"  # the page's CapacityState
 
 
@@ -92,9 +101,9 @@ class CapacityState:
     source: str = "generated"
     cost: str = "ticks"
     first: str = "decode"
-    slo_ttft: float = 20.0
-    slo_tpot: float = 2.0
-    slo_e2e: float = 0.0
+    slo_ttft: float = DEFAULT_SLO[0]
+    slo_tpot: float = DEFAULT_SLO[1]
+    slo_e2e: float = DEFAULT_SLO[2]
     target: int = 90
     parameter: str = "rate"
     low: dict[str, float | int] = field(default_factory=lambda: {key: low for key, (low, _, _) in RANGES.items()})
@@ -131,10 +140,12 @@ def mean_prompt(trace: Trace) -> float:
 
 
 def default_policies(budget: int = DEFAULT_BUDGET) -> pd.DataFrame:
-    rows = [(t("sw_default_static"), "static", "fcfs-skip", budget, 0, 0, 0, "reserve", "recompute", False),
-            (t("sw_default_continuous"), "continuous", "fcfs-skip", budget, 0, 0, 0, "reserve", "recompute", False),
+    rows = [(t("sw_default_static"), "static", "fcfs-skip", budget, 0, 0, 0, "reserve", "recompute", False,
+             *ONE_ENGINE),
+            (t("sw_default_continuous"), "continuous", "fcfs-skip", budget, 0, 0, 0, "reserve", "recompute", False,
+             *ONE_ENGINE),
             (t("sw_default_chunked"), "continuous", "fcfs-skip", budget, 0, max(1, budget // 2), 0, "reserve",
-             "recompute", False)]
+             "recompute", False, *ONE_ENGINE)]
     # Numbers as floats: the editor then keeps a typed 2.5 for `entries` to name (a whole-number column rounds it).
     return pd.DataFrame(rows, columns=list(COLUMNS)).astype({c: "float64" for c in NUMBERS})
 
@@ -152,22 +163,63 @@ def prefix_example_trace() -> Trace:
 
 
 def prefix_example_policies() -> pd.DataFrame:
-    rows = [(t(f"sw_prefix_{key}"), "continuous", "fcfs-skip", 32, 0, 16, 96, "overcommit", "recompute", cache)
-            for key, cache in (("off", False), ("on", True))]
+    rows = [(t(f"sw_prefix_{key}"), "continuous", "fcfs-skip", 32, 0, 16, 96, "overcommit", "recompute", cache,
+             *ONE_ENGINE) for key, cache in (("off", False), ("on", True))]
     return pd.DataFrame(rows, columns=list(COLUMNS)).astype({c: "float64" for c in NUMBERS})
 
 
 def load_prefix_example() -> None:
     """The example button's callback (it runs before the widgets are drawn, so they show what it set)."""
+    load_example(prefix_example_trace(), PREFIX_BLOCK, prefix_example_policies(), "rate", PREFIX_RANGE)
+
+
+def load_example(trace: Trace, block: int | None, policies: pd.DataFrame, parameter: str, span: tuple,
+                 cost: str = "ticks", first: str = "decode", slo: tuple[float, float] | None = None) -> None:
+    """Load an example and run it: its trace (its hash ids covering `block` tokens), policies, swept parameter and
+    range (low, high, points), cost model, first token and SLOs (TTFT, TPOT; default: the page's defaults). Each
+    widget it sets is given its value (a widget drawn again under its key with another default would keep showing
+    the old one in the browser)."""
     state = capacity_state()
-    state.source, state.parameter = "generated", "rate"
-    state.low["rate"], state.high["rate"], state.points["rate"] = PREFIX_RANGE
-    state.generated, state.generated_block = prefix_example_trace(), PREFIX_BLOCK
-    state.policies = state.policies_now = prefix_example_policies()
-    for key in ("sw_source", "sw_parameter", "sw_low_rate", "sw_high_rate", "sw_points_rate"):
-        st.session_state.pop(WIDGET + key, None)
+    low, high, points = span
+    settings = {"source": "generated", "parameter": parameter, "cost": cost, "first": first,
+                **dict(zip(("slo_ttft", "slo_tpot", "slo_e2e"), (*slo, 0.0) if slo else DEFAULT_SLO))}
+    for name, value in settings.items():
+        setattr(state, name, value)
+        st.session_state[f"{WIDGET}sw_{name}"] = value
+    for name, values, value in (("low", state.low, low), ("high", state.high, high), ("points", state.points, points)):
+        values[parameter] = st.session_state[f"{WIDGET}sw_{name}_{parameter}"] = value
+    state.generated, state.generated_block = trace, block
+    state.policies = state.policies_now = policies
     st.session_state.pop(POLICIES_EDITOR, None)
     ask(RUN)
+
+
+# The disaggregation example (DistServe's lesson on the measured profile, where a prefill beside decoders makes
+# their iteration long): 400 requests at 0.6 a ms, prompts of 32-192 tokens, 16-64 out, on 4 engines side by side
+# against 4 split into prefill and decode over a fast link and over a slow one, under a TTFT SLO of 100 ms and a
+# TPOT SLO of 2 ms, swept over how many of the 4 prefill. Side by side misses the SLO; the best split keeps it.
+SPLIT_TRACE = {"n": 400, "rate": 0.6, "prompt": (32, 192), "output": (16, 64), "seed": 1}
+SPLIT_SLO = (100.0, 2.0)  # TTFT, TPOT (ms)
+SPLIT_LINKS = {"fast": (1.0, 0.0), "slow": (10.0, 2.0)}  # a transfer's ms, and ms a block
+
+
+def split_example_trace() -> Trace:
+    spec = SPLIT_TRACE
+    return generate(spec["n"], spec["rate"], Uniform(*spec["prompt"]), Uniform(*spec["output"]), seed=spec["seed"])
+
+
+def split_example_policies() -> pd.DataFrame:
+    engines = ("continuous", "fcfs-skip", 256, 32, 0, 0, "reserve", "recompute", False)
+    rows = [(t("sw_split_side"), *engines, 4, "least-requests", 0, 0, 0, 0)]
+    rows += [(t(f"sw_split_{link}"), *engines, 1, "least-requests", 2, 2, *SPLIT_LINKS[link]) for link in SPLIT_LINKS]
+    return pd.DataFrame(rows, columns=list(COLUMNS)).astype({c: "float64" for c in NUMBERS})
+
+
+def load_split_example() -> None:
+    """The split example's button callback: swept over the prefill engines, with the fleet columns shown."""
+    load_example(split_example_trace(), None, split_example_policies(), "prefill_replicas", (1, 3, 3), "profile",
+                 "prefill", SPLIT_SLO)
+    st.session_state[COLUMNS_KEY] = "fleet"
 
 
 RUN = "sw_run"  # the Run button's key
@@ -207,34 +259,53 @@ def adopt(trace: Trace) -> None:
 def policies_editor(key: str, table: pd.DataFrame) -> pd.DataFrame:
     """The policies table. Its number columns have no limits: the editor would clamp or drop a bad value
     without a word; `entries` names it instead."""
-    choices = {"batching": POLICIES, "order": ORDERS, "kv_admission": KV_ADMISSION, "preempt": PREEMPT}
-    # Narrow columns, so that all nine fit a projector's width without scrolling.
+    choices = {"batching": POLICIES, "order": ORDERS, "kv_admission": KV_ADMISSION, "preempt": PREEMPT,
+               "router": ROUTERS}
+    labels = column_labels()
+    # Narrow columns, so that each group fits a projector's width without scrolling.
     config = {"label": st.column_config.TextColumn(t("sw_col_label"), max_chars=60, width=150),
-              "token_budget": st.column_config.NumberColumn(t("sw_col_budget"), width="small"),
-              "max_seqs": st.column_config.NumberColumn(t("sw_col_max_seqs"), width="small"),
-              "chunk_size": st.column_config.NumberColumn(t("sw_col_chunk"), width="small"),
-              "kv_blocks": st.column_config.NumberColumn(t("sw_col_kv_blocks"), width="small"),
-              "prefix_cache": st.column_config.CheckboxColumn(t("sw_col_prefix_cache"), width="small",
+              "prefix_cache": st.column_config.CheckboxColumn(labels["prefix_cache"], width="small",
                                                               help=t("opt_prefix_cache_help"))}
+    for column in NUMBERS:
+        config[column] = st.column_config.NumberColumn(labels[column], width="small", help=_help(column))
     for column, options in choices.items():
-        config[column] = st.column_config.SelectboxColumn(t(f"sw_col_{column}"), options=options, required=True,
-                                                          width="small")
-    # The KV columns only when asked: six columns fit a 1024-px screen; hidden ones keep their values, and those in
-    # which the rows differ are named under the table (the prefix-caching example's two rows differ only there).
-    every = st.toggle(t("sw_kv_columns"), key="sw_kv_columns")
+        config[column] = st.column_config.SelectboxColumn(labels[column], options=options, required=True,
+                                                          width="small", help=_help(column))
+    for column, px in FLEET_WIDTHS.items():  # (wide enough for "least-requests" and each header, all in 1024 px)
+        config[column]["width"] = px
+    # One group of columns at a time beside the label (seven columns fit a 1024-px screen): the policy's, its KV
+    # cache's or its fleet's. Hidden ones keep their values, and those in which the rows differ are named under the
+    # table (the prefix-caching example's two rows differ only in the cache).
+    chosen = st.radio(t("sw_columns"), tuple(COLUMN_GROUPS), key=COLUMNS_KEY, horizontal=True,
+                      format_func=lambda group: t(f"sw_columns_{group}"))
+    shown = ("label", *COLUMN_GROUPS[chosen])
     edited = st.data_editor(table, key=key, num_rows="dynamic", hide_index=True, width="stretch",
-                            column_config=config, column_order=COLUMNS if every else COLUMNS[:6])
-    differ = [config[c]["label"] for c in COLUMNS[6:] if c in edited and edited[c].astype(str).nunique() > 1]
-    if differ and not every:
+                            column_config=config, column_order=shown)
+    differ = [labels[c] for c in COLUMNS if c not in shown and c in edited and edited[c].astype(str).nunique() > 1]
+    if differ:
         st.caption(t("sw_hidden_differ", columns=", ".join(differ)))
     return edited
 
 
+# The policies table's columns, a group at a time: a split's link has a group of its own, so that each fits.
+COLUMN_GROUPS = {"policy": MAIN[1:], "kv": KV, "fleet": FLEET[:4], "link": FLEET[4:]}
+POLICY_PX = 120  # the results table's policy column: a label such as "split, fast link" whole, all columns in 1024 px
+FLEET_WIDTHS = {"replicas": 80, "router": 130, "prefill_replicas": 75, "decode_replicas": 75}
+COLUMNS_KEY = "sw_columns"  # the widget choosing the group
+
+
+def _help(column: str) -> str | None:
+    """A fleet column's help (what it means, from the Many servers page's words)."""
+    return t(f"sw_col_{column}_help") if column in FLEET else None
+
+
 def column_labels() -> dict[str, str]:
-    """The policies table's headers by the Config and Policy field each column sets (sweep_error names them)."""
+    """The policies table's headers by the Config, Policy and fleet field each column sets (sweep_error names
+    them)."""
     return {"token_budget": t("sw_col_budget"), "max_seqs": t("sw_col_max_seqs"), "chunk_size": t("sw_col_chunk"),
             "kv_blocks": t("sw_col_kv_blocks"), "prefix_cache": t("sw_col_prefix_cache"),
-            "policy": t("sw_col_batching"), **{c: t(f"sw_col_{c}") for c in ("order", "kv_admission", "preempt")}}
+            "policy": t("sw_col_batching"),
+            **{c: t(f"sw_col_{c}") for c in ("batching", "order", "kv_admission", "preempt", *FLEET)}}
 
 
 def entries(table: pd.DataFrame, first_token: str, slo: SLO, cost: CostModel | None = None,
@@ -255,12 +326,15 @@ def entries(table: pd.DataFrame, first_token: str, slo: SLO, cost: CostModel | N
         seen.add(label)
         try:
             config, policy = codec.config_and_policy(
-                {column: codec.typed(column, row.get(column)) for column in COLUMNS[1:]}, shared)
+                {column: codec.typed(column, row.get(column)) for column in SETTINGS}, shared)
+            routing, split = codec.fleet(row)
+            if split is not None:
+                check_split(config, split)
         except ConfigError as error:
             problems.append(t("sw_policy_bad", row=index, label=md_escape(label),
                               reason=config_error(error, column_labels())))
             continue
-        out.append(Entry(label, config, policy))
+        out.append(Entry(label, config, policy, routing, split))
     return out, problems
 
 
@@ -339,7 +413,7 @@ def run_sweep(trace: Trace, chosen: list[Entry], parameter: str, values: list,
     only waits), or in this process if the pool cannot start. Once the server stops its pool, the run ends
     (st.stop) instead."""
     cache, lock, pool = _shared()
-    key = _digest(trace.requests, [(entry.config, entry.policy) for entry in chosen], parameter, values)
+    key = _digest(trace.requests, [entry[1:] for entry in chosen], parameter, values)  # (all but its label)
     with lock:
         if key in cache:
             cache.move_to_end(key)
@@ -368,13 +442,20 @@ def run_sweep(trace: Trace, chosen: list[Entry], parameter: str, values: list,
     return rows
 
 
-def results_table(rows: list[dict], parameter: str) -> pd.DataFrame:
+def results_table(rows: list[dict], parameter: str, unit: str = "tick") -> pd.DataFrame:
     """The sweep's main columns, rounded for reading and named short with their units, so the table fits a
     projector's width (the CSV keeps every column, unrounded)."""
     columns = {"policy": t("sw_col_label"), "value": t(f"sw_short_{parameter}"), "attainment": t("sw_attainment_pct"),
-               "ttft_p99": t("sw_ttft_col", q=99, unit=t("unit_tick")),
-               "throughput": t("sw_throughput"), "idle_waiting": t("sw_idle_pct"), "error": t("sw_error")}
+               "ttft_p99": t("sw_ttft_col", q=99, unit=t(f"unit_{unit}")),
+               "throughput": t("sw_throughput_per", unit=t(f"unit_{unit}")), "idle_waiting": t("sw_idle_pct"),
+               "error": t("sw_error")}
     frame = pd.DataFrame(rows)[list(columns)]
+    if parameter == "prefill_replicas":  # each point's engines, prefill + decode (a fleet side by side: its count)
+        frame["value"] = [engines_text(r) for r in rows]
+        columns["value"] = t("sw_col_engines")
+    elif parameter != "replicas" and any(r["engines"] > 1 for r in rows):  # a fleet: the engines each point ran on
+        frame.insert(2, "engines", [engines_text(r) for r in rows])
+        columns["engines"] = t("sw_col_engines")
     frame["attainment"] = (frame["attainment"] * 100).round(1)
     frame["idle_waiting"] = (frame["idle_waiting"] * 100).round(1)
     frame = frame.round({"ttft_p99": 1, "throughput": 2})
@@ -388,6 +469,12 @@ def results_table(rows: list[dict], parameter: str) -> pd.DataFrame:
     return frame.rename(columns=columns)
 
 
+def engines_text(row: dict) -> str:
+    """The engines a point ran on: "4", or a split's "1 + 3" (prefill + decode)."""
+    prefill = row["prefill_engines"]
+    return number(row["engines"]) if prefill is None else f"{number(prefill)} + {number(row['engines'] - prefill)}"
+
+
 def at_edge(rows: list[dict], label: str, value: float | int, swept: str) -> bool:
     """Whether a policy's knee is the last point of the sweep (its heaviest load; for a capacity, its smallest
     value): the sweep did not find where it breaks, which lies beyond."""
@@ -396,7 +483,11 @@ def at_edge(rows: list[dict], label: str, value: float | int, swept: str) -> boo
 
 
 def knee_labels(rows: list[dict], found: dict[str, float | int | None], swept: str) -> dict[str, str]:
-    """Each knee as the chart writes it: "2.25", or "≥ 4 (the end of the sweep)" at its edge."""
+    """Each knee as the chart writes it: "2.25", or "≥ 4 (the end of the sweep)" at its edge; a best split as
+    "1 + 3" (prefill + decode)."""
+    if swept == "prefill_replicas":
+        return {label: engines_text(next(r for r in rows if r["policy"] == label and r["value"] == value))
+                for label, value in found.items() if value is not None}
     edge = "sw_knee_edge_rate" if swept == "rate" else "sw_knee_edge_capacity"
     return {label: t(edge, value=number(value)) if at_edge(rows, label, value, swept) else number(value)
             for label, value in found.items() if value is not None}
@@ -404,7 +495,10 @@ def knee_labels(rows: list[dict], found: dict[str, float | int | None], swept: s
 
 def knee_sentences(rows: list[dict], found: dict[str, float | int | None], swept: str, goal: float,
                    rate: float) -> list[str]:
-    """One line a policy: the knee of the sweep, in words (said to lie beyond the sweep when it is its edge)."""
+    """One line a policy: the knee of the sweep, in words (said to lie beyond the sweep when it is its edge); of a
+    split's prefill engines, each split's best and each side-by-side fleet's one figure."""
+    if swept == "prefill_replicas":
+        return split_sentences(rows, found, goal)
     out, target = [], share(goal)
     for label, value in found.items():
         name = md_escape(label)
@@ -415,6 +509,25 @@ def knee_sentences(rows: list[dict], found: dict[str, float | int | None], swept
         key = f"sw_knee_{kind}" + ("_edge" if at_edge(rows, label, value, swept) else "")
         out.append(t(key, policy=name, target=target, value=number(value), rate=number(value * rate),
                      parameter=t(f"sw_param_{swept}")))
+    return out
+
+
+def split_sentences(rows: list[dict], found: dict[str, float | int | None], goal: float) -> list[str]:
+    """A prefill_replicas sweep's lines: each split's best split (said to miss the target when it does), and each
+    fleet side by side, the same at every point: the splits' baseline."""
+    out = []
+    for label in found:
+        mine = [r for r in rows if r["policy"] == label]
+        best = best_split(mine)
+        figures = {"policy": md_escape(label), "target": share(goal), "engines": number(mine[0]["engines"])}
+        if best is not None:
+            key = "sw_split_best" if found[label] is not None else "sw_split_best_misses"
+            out.append(t(key, split=engines_text(best), attainment=share(best["attainment"]), **figures))
+        elif any(r["prefill_engines"] is None and not r["error"] for r in mine):
+            ran = next(r for r in mine if not r["error"])
+            out.append(t("sw_split_baseline", attainment=share(ran["attainment"]), **figures))
+        else:
+            out.append(t("sw_knee_none_capacity", **figures))
     return out
 
 
@@ -479,8 +592,8 @@ def point_error(result: SweepResult, row: dict) -> str:
     scheduler is made again here, which is where a point fails."""
     entry = next(e for e in result.chosen if e.label == row["policy"])
     try:
-        trace, config, policy = applied(Trace(result.requests), entry, result.parameter, row["value"])
-        make_scheduler(policy, trace, config)
+        trace, entry = applied(Trace(result.requests), entry, result.parameter, row["value"])
+        check_router(entry.routing, make_scheduler(entry.policy, trace, entry.config))
     except TraceError as error:
         return trace_error_text(error)
     except ConfigError as error:

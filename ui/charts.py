@@ -350,13 +350,19 @@ SERIES_COLORS = ("#4e79a7", "#f28e2b", "#59a14f", "#b07aa1")
 DASHES = ("solid", "dash", "dot")
 
 
+def _whole_numbers(values: list) -> bool:
+    return all(isinstance(v, int) or float(v).is_integer() for v in values)
+
+
 def sweep_chart(rows: list[dict], columns: tuple[str, ...], title: str, x_title: str, y_title: str,
                 knees: dict[str, float | None] | None = None, target: float | None = None,
-                scale: float = 1.0, log_axis: bool = False, knee_labels: dict[str, str] | None = None) -> go.Figure:
+                scale: float = 1.0, log_axis: bool = False, knee_labels: dict[str, str] | None = None,
+                knee_text: str = "sw_knee_label") -> go.Figure:
     """One line per policy (and per column: p50 solid, p90 dashed, p99 dotted, one legend entry a policy)
     against the swept value; points that could not run are left out. `knees` draws each policy's knee as a line
     in its colour, labelled on a row of its own so that two knees never cover each other; `target` draws the
-    attainment target; values are multiplied by `scale` (100 for percent). With `log_axis`, a y axis spanning
+    attainment target (`knee_text`: the translation key of a knee's label); values are multiplied by `scale` (100
+    for percent). With `log_axis`, a y axis spanning
     more than two decades is logarithmic, so that p50 is not flattened under p99."""
     data, layout_knees = [], []
     labels = list(dict.fromkeys(r["policy"] for r in rows))
@@ -376,10 +382,11 @@ def sweep_chart(rows: list[dict], columns: tuple[str, ...], title: str, x_title:
         value = (knees or {}).get(label)
         if value is not None:
             shown = (knee_labels or {}).get(label, number(value))
-            layout_knees.append((value, color, t("sw_knee_label", policy=name, value=shown)))
+            layout_knees.append((value, color, t(knee_text, policy=name, value=shown)))
     layout = _base_layout(title, 360) | {
         "xaxis": {"title": {"text": x_title}, "gridcolor": "#e5e8ee", "zeroline": False,
-                  "range": [min(xs) - pad, max(xs) + pad]},  # fixed: labels would widen an automatic range
+                  "range": [min(xs) - pad, max(xs) + pad]}  # fixed: labels would widen an automatic range
+        | ({"dtick": 1} if _whole_numbers(xs) and max(xs) - min(xs) <= 12 else {}),  # (a few engines: no 1.5 of them)
         "yaxis": {"title": {"text": y_title}, "gridcolor": "#e5e8ee"} | (  # log: powers of ten only (Plotly
             {"type": "log", "dtick": 1} if logarithmic else {"rangemode": "tozero"})}  # draws 2 and 5 smaller)
     if target is not None:

@@ -924,7 +924,8 @@ TEXTS = {
     "sw_title": "Capacity lab: how much load before the SLO breaks?",
     "sw_intro": (
         "Run the same trace through two to four policies while one parameter moves: the arrival rate, the "
-        "token budget, the sequence limit, the chunk size or the KV blocks. **Goodput** (DistServe) counts "
+        "token budget, the sequence limit, the chunk size, the KV blocks, or a fleet's shape (its replicas, or how "
+        "many of a split's engines prefill). **Goodput** (DistServe) counts "
         "only requests that meet every SLO; the **knee** is the largest load a policy takes while at least "
         "the target share of requests still meets it."),
     "sw_trace": "1. The trace",
@@ -946,7 +947,6 @@ TEXTS = {
     "sw_col_label": "policy",
     "sw_col_batching": "batching",
     "sw_col_order": "order",
-    "sw_kv_columns": "Show the KV cache columns (blocks, admission, preemption, prefix cache)",
     "sw_col_budget": "budget",
     "sw_col_max_seqs": "max seqs",
     "sw_col_chunk": "chunk size",
@@ -966,7 +966,9 @@ TEXTS = {
     "sw_parameter": "Swept parameter",
     "sw_parameter_help": (
         "The arrival rate multiplies the trace's own rate (2 = the same requests arriving twice as fast; "
-        "arrivals are rounded down to whole ticks). The other parameters replace every policy's own value."),
+        "arrivals are rounded down to whole ticks). The other parameters replace every policy's own value. Replicas "
+        "run each row on that many engines behind its router; a split's prefill engines move engines between its "
+        "prefill and decode sides, their number kept, while rows side by side stay as they are: the baseline."),
     "sw_param_rate": "arrival rate (x the trace's)",
     "sw_param_token_budget": "token budget",
     "sw_param_max_seqs": "max sequences",
@@ -1002,7 +1004,34 @@ TEXTS = {
         "**{value}**, the start of the sweep: its knee lies below."),
     "sw_knee_edge_rate": "≥ {value} (the end of the sweep)",
     "sw_knee_edge_capacity": "≤ {value} (the start of the sweep)",
-    "sw_hidden_differ": "The rows also differ in hidden columns: {columns} (show the KV cache columns to see them).",
+    "sw_col_replicas": "replicas",
+    'sw_col_replicas_help': "Identical engines, each with this row's budgets and KV cache, behind the router. 1: one engine.",
+    "sw_col_router": "router",
+    "sw_col_router_help": "How a request is placed when it arrives (on a split: on a prefill engine). prefix-affinity needs the prefix cache.",
+    "sw_col_prefill_replicas": "prefill",
+    "sw_col_prefill_replicas_help": "Engines that prefill each request and make its first token (a split instead of replicas; 0: no split). The first token must come from the prefill.",
+    "sw_col_decode_replicas": "decode",
+    'sw_col_decode_replicas_help': "Engines that decode a request once its prompt's KV blocks land (the one with the fewest requests).",
+    "sw_col_kv_transfer_latency": "latency",
+    'sw_col_kv_transfer_latency_help': "The time a split's KV transfer takes before its blocks, in ticks (ms under the measured profile).",
+    "sw_col_kv_transfer_per_block": "per block",
+    "sw_col_kv_transfer_per_block_help": "The time a transfer takes a KV block, in ticks (ms under the measured profile).",
+    "sw_col_engines": "engines",
+    "sw_param_replicas": "replica count",
+    "sw_param_prefill_replicas": "prefill engines of a split",
+    "sw_short_replicas": "replicas",
+    "sw_short_prefill_replicas": "prefill",
+    "sw_best_split_label": "best split of {policy}: {value}",
+    "sw_split_best": "- **{policy}**: the best split of its {engines} engines is **{split}** (prefill + decode), with {attainment} of requests within every SLO.",
+    "sw_split_best_misses": "- **{policy}** misses {target} at every split of its {engines} engines: its best, **{split}** (prefill + decode), keeps {attainment} of requests within every SLO.",
+    'sw_split_baseline': "- **{policy}** runs its {engines} engines side by side, the same at every point: {attainment} of requests within every SLO, the splits' baseline.",
+    "sw_throughput_per": "tokens/{unit}",
+    "sw_columns": "Columns",
+    "sw_columns_policy": "batching and budgets",
+    "sw_columns_kv": "KV cache (blocks, admission, preemption, prefix cache)",
+    "sw_columns_fleet": "fleet (replicas and router, or prefill and decode engines)",
+    "sw_columns_link": "a split's KV transfer",
+    "sw_hidden_differ": "The rows also differ in columns not shown: {columns}.",
     "sw_knee_label": "knee of {policy}: {value}",
     "sw_why": "Why a curve goes against intuition",
     "sw_why_attainment": (
@@ -1035,16 +1064,15 @@ TEXTS = {
     "sw_failed": "{n} points could not run (they count as missing the SLO):",
     "sw_rate_axis": " (1 = {rate} requests a tick)",
     "sw_chart_attainment": "SLO attainment (% of requests meeting every SLO)",
-    "sw_chart_goodput": "Goodput (requests meeting every SLO per tick)",
+    "sw_chart_goodput": "Goodput (requests meeting every SLO per {unit})",
     "sw_chart_ttft": "TTFT: p50 solid, p90 dashed, p99 dotted",
     "sw_chart_tpot": "TPOT: p50 solid, p90 dashed, p99 dotted",
-    "sw_chart_throughput": "Throughput (output tokens per tick)",
+    "sw_chart_throughput": "Throughput (output tokens per {unit})",
     "sw_per_unit": "requests / {unit}",
     "sw_tokens_per_unit": "tokens / {unit}",
     "sw_table": "Every point",
     "sw_goodput": "goodput (req/tick)",
     "sw_attainment_pct": "SLO met %",
-    "sw_throughput": "tokens/tick",
     "sw_ttft_col": "TTFT p{q} ({unit})",
     "sw_idle_pct": "idle budget %",
     "sw_short_rate": "load (×)",
@@ -1057,6 +1085,11 @@ TEXTS = {
         "Loads a Mooncake-shaped trace (600 requests: conversations of three turns that all start with the "
         "same 48-token system prompt) and sweeps its load with and without the prefix cache, everything "
         "else equal."),
+    "sw_split_example": "Example: split prefill from decode",
+    "sw_split_example_help": "Loads 400 requests at 0.6 a ms (prompts of 32–192 tokens) on this machine's measured profile, where a prefill beside decoders makes their iteration long, and sweeps how many of 4 engines prefill: 4 side by side against 4 split over a fast link and over a slow one, under a TTFT SLO of 100 ms and a TPOT SLO of 2 ms.",
+    "sw_split_side": "4 side by side",
+    "sw_split_fast": "split, fast link",
+    "sw_split_slow": "split, slow link",
     "sw_prefix_off": "no prefix cache",
     "sw_prefix_on": "prefix cache",
     "sw_default_static": "static",
