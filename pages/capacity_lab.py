@@ -146,5 +146,5 @@ st.markdown("\n".join(f"- {line}" for line in capacity.surprises(rows, result.ch
 
 st.subheader(t("sw_table"))
 st.dataframe(capacity.results_table(rows, swept, result.unit), hide_index=True, key="sw_results",
-             column_config={t("sw_col_label"): st.column_config.TextColumn(width=capacity.POLICY_PX)})
+             column_config=capacity.results_columns())
 st.download_button(t("sw_download"), partial(sweep_csv, rows), "sweep.csv", "text/csv", key="sw_dl_results")

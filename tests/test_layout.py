@@ -229,11 +229,13 @@ def test_the_page_fits_the_screen(server, browser, path, language, viewport, pre
     assert not problems, json.dumps(problems, ensure_ascii=False, indent=1)
 
 
+@pytest.mark.parametrize("example", ["sw_prefix_example", "sw_split_example"])
 @pytest.mark.parametrize("viewport", list(VIEWPORTS))
 @pytest.mark.parametrize("language", list(LOCALES))
-def test_the_capacity_labs_prefix_example_fits_the_screen(server, browser, language, viewport):  # noqa: F811
-    """The example adds a hit-rate column to the results table: it still fits."""
-    problems = layout_problems(browser, server, "/capacity_lab", language, VIEWPORTS[viewport], "sw_prefix_example")
+def test_the_capacity_labs_examples_fit_the_screen(server, browser, language, viewport, example):  # noqa: F811
+    """The prefix example adds a hit-rate column to the results table, the split example shows the fleet's columns
+    and an engines column: each still fits."""
+    problems = layout_problems(browser, server, "/capacity_lab", language, VIEWPORTS[viewport], example)
     assert not problems, json.dumps(problems, ensure_ascii=False, indent=1)
 
 

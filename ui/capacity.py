@@ -38,7 +38,7 @@ MAIN = ("label", "batching", "order", "token_budget", "max_seqs", "chunk_size")
 KV = ("kv_blocks", "kv_admission", "preempt", "prefix_cache")
 FLEET = ("replicas", "router", "prefill_replicas", "decode_replicas", "kv_transfer_latency", "kv_transfer_per_block")
 COLUMNS = MAIN + KV + FLEET
-SETTINGS = COLUMNS[1:len(MAIN) + len(KV)]  # what sim.codec makes the Config and Policy of
+SETTINGS = MAIN[1:] + KV  # what sim.codec makes the Config and Policy of
 NUMBERS = ("token_budget", "max_seqs", "chunk_size", "kv_blocks", "replicas", "prefill_replicas", "decode_replicas",
            "kv_transfer_latency", "kv_transfer_per_block")
 ONE_ENGINE = (1, "least-requests", 0, 0, 0, 0)  # a row's fleet columns when it runs on one engine
@@ -289,13 +289,13 @@ def policies_editor(key: str, table: pd.DataFrame) -> pd.DataFrame:
 
 # The policies table's columns, a group at a time: a split's link has a group of its own, so that each fits.
 COLUMN_GROUPS = {"policy": MAIN[1:], "kv": KV, "fleet": FLEET[:4], "link": FLEET[4:]}
-POLICY_PX = 120  # the results table's policy column: a label such as "split, fast link" whole, all columns in 1024 px
+POLICY_PX = 120  # the results table's policy column (results_columns)
 FLEET_WIDTHS = {"replicas": 80, "router": 130, "prefill_replicas": 75, "decode_replicas": 75}
 COLUMNS_KEY = "sw_columns"  # the widget choosing the group
 
 
 def _help(column: str) -> str | None:
-    """A fleet column's help (what it means, from the Many servers page's words)."""
+    """A fleet column's help: what it sets, and in which unit."""
     return t(f"sw_col_{column}_help") if column in FLEET else None
 
 
@@ -460,13 +460,21 @@ def results_table(rows: list[dict], parameter: str, unit: str = "tick") -> pd.Da
     frame["idle_waiting"] = (frame["idle_waiting"] * 100).round(1)
     frame = frame.round({"ttft_p99": 1, "throughput": 2})
     hits = pd.DataFrame(rows)["hit_rate"]
-    if hits.notna().any():  # a policy caches prefixes: its hit rate beside its TTFT
+    if hits.notna().any():  # a policy caches prefixes: its hit rate beside its TTFT, in the idle budget's place (its
+        # chart is above, its column in the CSV): six columns fit 1024 px
         shown = [f"{h * 100:.1f}" if pd.notna(h) else "—" for h in hits]  # (— for a policy without the cache)
         frame.insert(list(columns).index("ttft_p99") + 1, "hit_rate", shown)
         columns["hit_rate"] = t("sw_col_hit_rate") + " %"
+        frame = frame.drop(columns="idle_waiting")
     if not frame["error"].any():
         frame = frame.drop(columns="error")
     return frame.rename(columns=columns)
+
+
+def results_columns() -> dict:
+    """The results table's column config: the policy's is wide enough for a label such as "split, fast link" whole,
+    and the six columns still fit 1024 px."""
+    return {t("sw_col_label"): st.column_config.TextColumn(width=POLICY_PX)}
 
 
 def engines_text(row: dict) -> str:
