@@ -124,12 +124,13 @@ CHECKS = "(where) => {" + HELPERS + r"""
     });
   });
   // 3. A widget, metric or page link label, or a metric's value, is not cut off: the element of it that ends in an
-  //    ellipsis (a metric label's stMarkdownEllipsis, a metric value, a page link's label) holds its whole text. Widget labels have none (they wrap):
-  //    their paragraphs must not stick out of their box either (a word too long for a narrow column runs into the
-  //    help icon or beyond).
+  //    ellipsis (a metric label's stMarkdownEllipsis, a metric value, a page link's label) holds its whole text.
+  //    Widget labels have none (they wrap): their paragraphs must not stick out of their box either (a word too long
+  //    for a narrow column runs into the help icon or beyond).
   const kinds = {stMetricLabel: 'metric', stMetricValue: 'metric value', 'stPageLink-NavLink': 'page link'};
-  const labels = Array.from(document.querySelectorAll('[data-testid="stWidgetLabel"], [data-testid="stMetricLabel"], ' +
-                                                      '[data-testid="stMetricValue"], [data-testid="stPageLink-NavLink"]'))
+  const labels = Array.from(document.querySelectorAll(
+    '[data-testid="stWidgetLabel"], [data-testid="stMetricLabel"], [data-testid="stMetricValue"], ' +
+    '[data-testid="stPageLink-NavLink"]'))
     .filter(label => shown(label) && text(label));
   labels.forEach((label, i) => {
     const kind = kinds[label.dataset.testid] || 'widget';

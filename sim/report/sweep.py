@@ -31,7 +31,6 @@ from .export import csv_text
 from .metrics import Metrics, cluster_metrics, compute, idle_while_waiting, slowest_prompt, split_metrics
 
 PARAMETERS = ("rate", "token_budget", "max_seqs", "chunk_size", "kv_blocks", "replicas", "prefill_replicas")
-CAPACITIES = ("token_budget", "max_seqs", "chunk_size", "kv_blocks", "replicas")  # more is never worse: a knee from below
 MAX_POINTS = 50
 COLUMNS = ("policy", "value", "engines", "prefill_engines", "goodput", "goodput_requests", "attainment", "ttft_p50",
            "ttft_p90", "ttft_p99", "tpot_p50", "tpot_p90", "tpot_p99", "throughput", "finished", "makespan",
