@@ -22,6 +22,7 @@ from sim.report.sweep import stop_pool as stop_workers
 from sim.trace.generate import Uniform, generate, shared_prefix
 from sim.trace.trace import Trace, TraceError
 
+from . import presenter
 from .i18n import t
 from .numbers import number, share
 from .problems import config_error, trace_error_text
@@ -473,8 +474,9 @@ def results_table(rows: list[dict], parameter: str, unit: str = "tick") -> pd.Da
 
 def results_columns() -> dict:
     """The results table's column config: the policy's is wide enough for a label such as "split, fast link" whole,
-    and the six columns still fit 1024 px."""
-    return {t("sw_col_label"): st.column_config.TextColumn(width=POLICY_PX)}
+    and the six columns still fit 1024 px. In presenter mode the larger figures need that room: each column keeps
+    its own width."""
+    return {} if presenter.on() else {t("sw_col_label"): st.column_config.TextColumn(width=POLICY_PX)}
 
 
 def engines_text(row: dict) -> str:
