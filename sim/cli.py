@@ -140,8 +140,8 @@ def _sweep(args) -> str:
     if args.json:
         return json.dumps({"parameter": parameter, "values": values, "target": args.target, "unit": config.cost.unit,
                            "rows": rows, "knees": found})
-    fleet = () if split is None and routing.replicas == 1 and parameter != "replicas" else \
-        ("engines",) if split is None else ("engines", "prefill_engines")
+    fleet = ("engines", "prefill_engines") if split is not None else \
+        ("engines",) if routing.replicas > 1 or parameter == "replicas" else ()
     columns = ("policy", "value", *fleet, "goodput", "attainment", "ttft_p50", "ttft_p99", "tpot_p50", "tpot_p99",
                "throughput")
     lines = [table(list(columns), [[_cell(row[c]) for c in columns] for row in rows])]

@@ -362,8 +362,8 @@ def sweep_chart(rows: list[dict], columns: tuple[str, ...], title: str, x_title:
     against the swept value; points that could not run are left out. `knees` draws each policy's knee as a line
     in its colour, labelled on a row of its own so that two knees never cover each other; `target` draws the
     attainment target (`knee_text`: the translation key of a knee's label); values are multiplied by `scale` (100
-    for percent). With `log_axis`, a y axis spanning
-    more than two decades is logarithmic, so that p50 is not flattened under p99."""
+    for percent). With `log_axis`, a y axis spanning more than two decades is logarithmic, so that p50 is not
+    flattened under p99."""
     data, layout_knees = [], []
     labels = list(dict.fromkeys(r["policy"] for r in rows))
     values = [r[c] * scale for r in rows if not r["error"] for c in columns if r[c] is not None]
