@@ -1,4 +1,4 @@
-"""Command line: `python -m sim run|sweep|example|generate`; bad input exits 2 with one line on stderr."""
+"""Command line: `python -m sim run|sweep|hardware|example|generate`; bad input exits 2 with one line on stderr."""
 from __future__ import annotations
 
 import argparse
@@ -11,7 +11,16 @@ from dataclasses import replace
 from .core.cluster import Routing, Split, simulate_cluster, simulate_split
 from .core.config import STATIC_UNSUPPORTED, Config, ConfigError, Policy
 from .core.engine import simulate
-from .options import InputError, Parser, add_fleet_options, add_run_options, config_and_policy, fleet_of, load_trace
+from .options import (
+    InputError,
+    Parser,
+    add_fleet_options,
+    add_roofline_options,
+    add_run_options,
+    config_and_policy,
+    fleet_of,
+    load_trace,
+)
 from .report.export import cluster_json, replicas_text, run_json, run_json_text, split_json, summary_text, table
 from .report.metrics import cluster_metrics, compute, split_metrics
 from .trace.trace import SEED_BUDGET, SEED_CSV, Trace, TraceError, read_csv, write_csv, write_json
@@ -39,6 +48,7 @@ def _parser() -> Parser:
 
     run = commands.add_parser("run", help="simulate a trace under one policy")
     add_run_options(run)
+    add_roofline_options(run)
     run.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
     run.add_argument("--prometheus", metavar="PATH",
                      help="also write the run's metrics in Prometheus text format with vLLM's names")
@@ -46,6 +56,7 @@ def _parser() -> Parser:
 
     sweep = commands.add_parser("sweep", help="run policies over a range of one parameter; goodput and knees")
     add_run_options(sweep, policies=True)
+    add_roofline_options(sweep)
     sweep.add_argument("--sweep", required=True, metavar="PARAMETER=VALUES",
                        help="rate (multiplies the trace's arrival rate), token_budget, max_seqs, chunk_size, "
                             "kv_blocks, replicas (behind --router) or prefill_replicas (of a split's "
@@ -55,6 +66,9 @@ def _parser() -> Parser:
     sweep.add_argument("--workers", type=int, help="worker processes (default: one per CPU for big sweeps)")
     sweep.add_argument("--json", action="store_true")
     add_fleet_options(sweep)
+
+    hardware = commands.add_parser("hardware", help="the GPUs and models a roofline can run (--hardware, --model)")
+    hardware.add_argument("--json", action="store_true")
 
     example = commands.add_parser("example", help="the design document's worked examples")
     example.add_argument("name", choices=("seed",))
@@ -184,6 +198,10 @@ def main(argv: list[str] | None = None) -> int:
             sys.stdout.write("\n")
         elif args.command == "sweep":
             sys.stdout.write(_sweep(args) + "\n")
+        elif args.command == "hardware":
+            from .report.hardware import hardware_json, hardware_text
+
+            print(json.dumps(hardware_json()) if args.json else hardware_text())
         elif args.command == "example":
             print(_run(read_csv(SEED_CSV), Config(SEED_BUDGET), ("static", "continuous"), args.json))
         else:

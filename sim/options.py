@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 
 from . import codec
 from .core.cluster import Routing, Split
@@ -18,12 +19,15 @@ from .core.config import (
     POLICIES,
     PREEMPT,
     PRESETS,
+    ROOFLINE_FIELDS,
     SJF_KEYS,
     VICTIMS,
     Config,
     CostModel,
     Policy,
 )
+from .core.errors import number
+from .core.hardware import DTYPES, GPUS, MODELS, HardwareError, kv_blocks
 from .core.profile import load_profile
 from .trace.chat import BYTES, TEMPLATES, TOKENIZERS, with_template
 from .trace.importers import FORMATS, ImportOptions, import_trace
@@ -49,6 +53,15 @@ def _buckets(text: str) -> tuple[int, ...]:
         return tuple(int(b) for b in text.split(",") if b.strip())
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r}: use captured batch sizes like 1,2,4,8") from None
+
+
+def _kv_blocks(text: str) -> int | str:
+    if text == "auto":
+        return text
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: a number of blocks, or auto") from None
 
 
 def _policies(text: str) -> tuple[str, ...]:
@@ -117,7 +130,8 @@ def add_scheduler_options(run) -> None:
     group.add_argument("--tenant-quota", type=_quota, action="append", dest="tenant_quotas",
                        help="TENANT=SHARE of the token budget a tick (repeat for several)")
     group.add_argument("--timeout", type=int, help="cancel a request this long after its arrival")
-    group.add_argument("--kv-blocks", type=int, help="paged KV cache: number of blocks (default: unlimited)")
+    group.add_argument("--kv-blocks", type=_kv_blocks, help="paged KV cache: number of blocks (default: unlimited); "
+                       "auto: what a roofline's GPUs hold after the weights (--hardware, --model)")
     group.add_argument("--block-size", type=int, help="tokens a KV block holds")
     group.add_argument("--kv-admission", choices=KV_ADMISSION)
     group.add_argument("--preempt", choices=PREEMPT)
@@ -139,6 +153,21 @@ def add_scheduler_options(run) -> None:
     add_moe_options(run)
     add_stream_options(run)
     add_prefix_options(run)
+
+
+def add_roofline_options(run) -> None:
+    """A real GPU running a real model (sim.core.hardware): the roofline cost model, and the KV cache its memory
+    holds. `python -m sim hardware` lists the GPUs and models."""
+    group = run.add_argument_group("a real GPU (roofline)", "each iteration takes the slower of its FLOPs and "
+                                   "its bytes moved on the GPU, plus tensor-parallel all-reduces (ms)")
+    group.add_argument("--hardware", help="the GPU: " + ", ".join(GPUS))
+    group.add_argument("--model", help="the model: " + ", ".join(MODELS))
+    group.add_argument("--tp", type=int, help="tensor parallel: GPUs one engine spans (default 1)")
+    group.add_argument("--dtype", choices=tuple(DTYPES), dest="precision",
+                       help="weights and KV cache in bf16 (default) or fp8")
+    group.add_argument("--gpu-memory-utilization", type=float, default=0.9,
+                       help="share of each GPU's memory the engine may use, as vLLM's (default 0.9): with "
+                            "--kv-blocks auto, the KV cache is what the weights leave of it")
 
 
 def add_prefix_options(run) -> None:
@@ -213,6 +242,38 @@ def config_and_policy(args) -> tuple[Config, Policy]:
     if "tenant_quotas" in given:
         given["tenant_quotas"] = tuple(given["tenant_quotas"])
     check_moe(given)
+    auto = given.get("kv_blocks") == "auto"
+    if auto:
+        del given["kv_blocks"]
+    if any(name in given for name in ROOFLINE_FIELDS):
+        if not ("hardware" in given and "model" in given):
+            raise InputError("a roofline needs both --hardware and --model (python -m sim hardware lists them)")
+        if args.cost_preset or args.cost_profile or given.get("cost_kind", "roofline") != "roofline" \
+                or any(name in given for name in LINEAR):
+            raise InputError("--hardware and --model are a cost model of their own: leave out --cost-model, "
+                             "--cost-preset, --cost-profile and the linear coefficients")
+        given["cost_kind"] = "roofline"
+    elif given.get("cost_kind") == "roofline":
+        raise InputError("a roofline needs both --hardware and --model (python -m sim hardware lists them)")
+    config, policy = _built(args, given)
+    if auto:
+        config = replace(config, kv_blocks=auto_kv_blocks(config, args.gpu_memory_utilization))
+    return config, policy
+
+
+def auto_kv_blocks(config: Config, utilization: float) -> int:
+    """--kv-blocks auto: the blocks a roofline's GPUs hold after the weights (sim.core.hardware.kv_blocks)."""
+    cost = config.cost
+    if cost.kind != "roofline":
+        raise InputError("--kv-blocks auto sizes the cache from a GPU's memory: give --hardware and --model")
+    try:
+        number("gpu_memory_utilization", utilization, high=1.0, open_low=True)
+        return kv_blocks(cost.hardware, cost.model, cost.tp, cost.precision, config.block_size, utilization)
+    except (ValueError, HardwareError) as error:
+        raise InputError(str(error)) from None
+
+
+def _built(args, given: dict[str, object]) -> tuple[Config, Policy]:
     cost = CostModel()
     if args.cost_preset:
         cost, given["cost_kind"] = COST_PRESETS[args.cost_preset], "linear"

@@ -141,9 +141,10 @@ def test_a_link_from_before_a_field_was_added_takes_its_default():
 
 
 def run_options(*flags: str):
-    from sim.options import Parser, add_run_options
+    from sim.options import Parser, add_roofline_options, add_run_options
     parser = Parser()
     add_run_options(parser)
+    add_roofline_options(parser)  # (sim's run and sweep: the real engine times its own model)
     return parser, parser.parse_args(["--trace", "t.csv", "--token-budget", "16", *flags])
 
 

@@ -19,6 +19,9 @@ from tests.schedule_cases import PROFILE, decode, load
 CASES = [decode(case) for case in load() if not case["digest"].startswith("error:")]
 LINEAR = CostModel("linear")
 WHOLE = CostModel("linear", c0=2.0, c_prefill=1.0, c_decode=1.0, c_attn=1.0)  # (whole ms)
+# A roofline with every term: experts, tensor-parallel all-reduces (sim.core.hardware)
+ROOFLINE = CostModel("roofline", hardware="A100-80GB", model="Mixtral-8x7B", tp=2)
+COSTS = {"linear": LINEAR, "profile": PROFILE, "whole": WHOLE, "roofline": ROOFLINE}
 
 
 def emitted_by_steps(schedule) -> list[list[float]]:
@@ -62,12 +65,12 @@ def _schedule(trace, config, policy):
 
 
 @pytest.mark.parametrize("chunk", range(4))
-@pytest.mark.parametrize("cost", ["as drawn", "linear", "profile"])
+@pytest.mark.parametrize("cost", ["as drawn", "linear", "profile", "roofline"])
 def test_emitted_times_gaps_and_json_text_equal_the_token_by_token_ones(chunk, cost):
     compact_runs = 0
     for trace, config, policy in CASES[chunk::4]:
         if cost != "as drawn":
-            config = replace(config, cost=LINEAR if cost == "linear" else PROFILE)
+            config = replace(config, cost=COSTS[cost])
         schedule = _schedule(trace, config, policy)
         if schedule is None:
             continue
@@ -122,7 +125,7 @@ def test_an_iterations_length_uses_the_kept_context():
 
 
 @pytest.mark.parametrize("chunk", range(4))
-@pytest.mark.parametrize("cost", ["linear", "profile", "whole"])
+@pytest.mark.parametrize("cost", ["linear", "profile", "whole", "roofline"])
 def test_merged_runs_of_lengthening_iterations_equal_one_iteration_at_a_time(chunk, cost):
     """Under a latency model that reads context, a run of pure-decode iterations (alike but for their lengths) is
     one plan and one commit (Iteration.ends); planning every iteration on its own gives the same schedule: every
@@ -133,7 +136,7 @@ def test_merged_runs_of_lengthening_iterations_equal_one_iteration_at_a_time(chu
     for trace, config, policy in CASES[chunk::4]:
         if policy.batching == "static":
             continue
-        config = replace(config, cost={"linear": LINEAR, "profile": PROFILE, "whole": WHOLE}[cost])
+        config = replace(config, cost=COSTS[cost])
         try:
             scheduler = make_scheduler(policy, trace, config)
         except (ConfigError, TraceError):

@@ -39,7 +39,9 @@ def show(runs: list[tuple[Schedule, Metrics]], policies: tuple[Policy, Policy], 
     named = [f"{policy_name(i)} · {title}" for i, title in enumerate(titles)]  # (two policies may share a title)
     short = [policy_name(i, short=True) for i in range(2)]
     x_max = max(schedule_a.makespan, schedule_b.makespan)
-    if schedule_a.unit != "tick" and not measured:
+    if schedule_a.config.cost.kind == "roofline" and not measured:
+        st.caption(t("cost_used_roofline", label=schedule_a.config.cost.label))
+    elif schedule_a.unit != "tick" and not measured:
         st.caption(t("cost_used_linear"))
     if not presenter.on():  # on a projector the charts come first, what changed under them
         _changed(metrics_a, metrics_b, named, short[1])

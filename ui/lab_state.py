@@ -9,6 +9,7 @@ import streamlit as st
 
 from sim import codec
 from sim.core.config import COST_MODELS, FIRST_TOKEN_MODES, Config, ConfigError, Policy
+from sim.core.hardware import DTYPES, GPUS, MODELS
 from sim.core.kv import blocks_for
 from sim.core.policies import make_scheduler
 from sim.core.presets import caches_prefixes
@@ -59,11 +60,12 @@ LabSettings.__doc__ = _LabSettings.__doc__
 
 # What each setting's widget is: a choice of these options (a radio), else a number input whose step and kind
 # follow the field's type (whole numbers or decimals), from its lowest value.
-CHOICES = {"first_token": FIRST_TOKEN_MODES, "cost_kind": COST_MODELS}
+CHOICES = {"first_token": FIRST_TOKEN_MODES, "cost_kind": COST_MODELS, "precision": tuple(DTYPES)}
+SELECTS = {"hardware": tuple(GPUS), "model": tuple(MODELS)}  # long lists of names: a select box, as named
 LOWEST = {"token_budget": 1, "block_size": 1, "moe_top_k": 1, "moe_devices": 1, "prefix_block": 1}
-LABELS = {"token_budget": "cfg_budget", "cost_kind": "cfg_cost"}  # else cfg_<name>
+LABELS = {"token_budget": "cfg_budget", "cost_kind": "cfg_cost", "hardware": "cfg_gpu"}  # else cfg_<name>
 HELP = {"slo_ttft": "cfg_slo_help", "slo_tpot": "cfg_slo_help", "slo_e2e": "cfg_slo_help"}  # else <label>_help
-CHOICE_TEXT = {"first_token": "first_{}", "cost_kind": "cost_{}"}
+CHOICE_TEXT = {"first_token": "first_{}", "cost_kind": "cost_{}", "precision": "precision_{}"}
 MOST = 10**7  # the largest whole number a setting's widget takes
 
 
@@ -109,7 +111,10 @@ def setting(container, name: str, **label_fields) -> object:
     settings, so it survives page switches (session.kept)."""
     label = LABELS.get(name, f"cfg_{name}")
     kwargs = {"help": t(HELP.get(name, f"{label}_help"))}
-    if name in CHOICES:
+    if name in SELECTS:
+        widget = container.selectbox
+        kwargs |= {"options": SELECTS[name]}
+    elif name in CHOICES:
         widget = container.radio
         kwargs |= {"options": CHOICES[name], "horizontal": True,
                    "format_func": lambda k: t(CHOICE_TEXT[name].format(k))}

@@ -8,7 +8,17 @@ from functools import partial
 import streamlit as st
 
 from sim import codec
-from sim.core.config import COST_PRESETS, POLICY_CHOICES, STATIC_UNSUPPORTED, ConfigError, Policy
+from sim.core.config import COST_PRESETS, POLICY_CHOICES, STATIC_UNSUPPORTED, ConfigError, CostModel, Policy
+from sim.core.hardware import (
+    COMPUTE_EFFICIENCY,
+    GPUS,
+    MEMORY_EFFICIENCY,
+    MODELS,
+    HardwareError,
+    kv_blocks,
+    peak_tflops,
+    weights_per_gpu,
+)
 from sim.core.presets import PRESET_ALLOWS, caches_prefixes, decided
 
 from . import cost_profile, lab_state, presenter
@@ -196,6 +206,42 @@ def hardware_form() -> None:
     elif kind == "profile":
         with c2:
             _profile_settings()
+    elif kind == "roofline":
+        _roofline_settings()
+
+
+def _roofline_settings() -> None:
+    """A real GPU and model: their choice, tensor parallel and precision; what the roofline is, in words; and a
+    button that sizes the KV cache from what the weights leave of the GPUs' memory (vLLM's 90%)."""
+    setting = lab_state.setting
+    for place, name in zip(grid(4, 4), ("hardware", "model", "tp", "precision")):
+        setting(place, name)
+    settings = lab_state.settings()
+    try:
+        cost = CostModel("roofline", hardware=settings.hardware, model=settings.model, tp=settings.tp,
+                         precision=settings.precision)
+    except ConfigError as error:
+        st.error(config_error(error))
+        return
+    st.caption(roofline_words(cost))
+    try:
+        blocks = kv_blocks(cost.hardware, cost.model, cost.tp, cost.precision, settings.block_size, 0.9)
+    except HardwareError:
+        st.warning(t("roofline_no_room", model=cost.model, tp=cost.tp, gpu=cost.hardware))
+        return
+    if st.button(t("roofline_kv_auto", blocks=number(blocks), block=settings.block_size), key="roofline_kv_auto"):
+        settings.kv_blocks = blocks
+        st.session_state[f"{lab_state.WIDGET}lab_kv_blocks"] = blocks
+        st.rerun()
+
+
+def roofline_words(cost: CostModel) -> str:
+    """The roofline in words: the GPU's peaks, the model's size, what an iteration's time is, the efficiencies."""
+    g, m = GPUS[cost.hardware], MODELS[cost.model]
+    return t("roofline_about", gpu=g.name, tflops=number(peak_tflops(g, cost.precision)), bw=number(g.bandwidth_gb_s),
+             memory=number(g.memory_gb), model=m.name, params=number(m.params / 1e9),
+             weights=number(weights_per_gpu(m.name, cost.tp, cost.precision) / 1e9), tp=cost.tp,
+             compute=f"{COMPUTE_EFFICIENCY:.0%}", memory_eff=f"{MEMORY_EFFICIENCY:.0%}")
 
 
 def _profile_settings() -> None:

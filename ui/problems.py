@@ -20,6 +20,7 @@ from .text import md_escape
 # (lab_state.LABELS, else cfg_<field>): the ones sim names apart from the forms' flattened settings.
 FIELD_LABELS = {"policy": "cfg_field_policy", "cost_model": "cfg_cost", "slo": "cfg_field_slo",
                 "cost": "cfg_cost", "moe": "moe_settings", "device": "rm_device", "weights": "cfg_field_weights",
+                "gpu_memory_utilization": "cfg_gpu_memory_utilization",
                 # a fleet's (sim.core.cluster): set on the command line, named in the Many servers page's words
                 **{f: f"cfg_field_{f}" for f in ("replicas", "router", "router_seed", "prefill_replicas",
                                                  "decode_replicas", "kv_transfer_latency", "kv_transfer_per_block")}}

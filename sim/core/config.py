@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 
 from .errors import ConfigError, choice, number, whole
+from .hardware import DTYPES, GPUS, MODELS, Roofline, roofline
 from .moe import MoE
 
 FIRST_TOKEN_MODES = ("decode", "prefill")
@@ -21,7 +22,8 @@ PRESETS = ("", "nano-vllm", "vllm-v1", "sglang", "trt-guaranteed-no-evict")
 # Policy's fields that are a choice, with their options (the forms draw these as choices)
 POLICY_CHOICES = {"batching": POLICIES, "order": ORDERS, "sjf_key": SJF_KEYS, "mixing": MIXING,
                   "kv_admission": KV_ADMISSION, "preempt": PREEMPT, "victim": VICTIMS, "preset": PRESETS}
-COST_MODELS = ("ticks", "linear", "profile")
+COST_MODELS = ("ticks", "linear", "profile", "roofline")
+ROOFLINE_FIELDS = ("hardware", "model", "tp", "precision")  # CostModel's fields that only a roofline reads
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,7 +47,11 @@ class CostModel:
     engine's measured cost (`python -m gpu_demo profile`, which fits it) over the shape of the batch it packs:
     t = c0 + c_token * rows + c_seq * groups + c_key * groups * longest + c_cell * groups * query * longest, in
     ms, where rows are the token rows computed, groups the sequences (each prefill chunk, decode token and padding
-    row), query the longest chunk and longest the longest KV span read; `source` names the profile."""
+    row), query the longest chunk and longest the longest KV span read; `source` names the profile. `roofline`: a
+    real GPU (`hardware`, sim.core.hardware.GPUS) running a real model (`model`, .MODELS) split over `tp` GPUs,
+    weights and KV cache in `precision` (bf16 or fp8): each kernel of an iteration as slow as the slower of its
+    FLOPs and its bytes moved, at the GPU's datasheet peaks, plus the tensor-parallel all-reduces
+    (sim.core.hardware.Roofline), in ms."""
     kind: str = "ticks"
     c0: float = 8.0
     c_prefill: float = 0.1
@@ -56,6 +62,10 @@ class CostModel:
     c_key: float = 0.0
     c_cell: float = 0.0
     source: str = ""
+    hardware: str = "H100"
+    model: str = "Llama-3.1-8B"
+    tp: int = 1
+    precision: str = "bf16"
 
     def __post_init__(self):
         choice("cost_model", self.kind, COST_MODELS)
@@ -65,6 +75,12 @@ class CostModel:
             raise ConfigError("c0", "no_time_linear")
         if self.kind == "profile" and self.c0 + self.c_token + self.c_seq == 0:
             raise ConfigError("c0", "no_time_profile")
+        choice("hardware", self.hardware, tuple(GPUS))
+        choice("model", self.model, tuple(MODELS))
+        whole("tp", self.tp)
+        choice("precision", self.precision, tuple(DTYPES))
+        if self.kind == "roofline" and self.precision == "fp8" and GPUS[self.hardware].fp8_tflops is None:
+            raise ConfigError("precision", "no_fp8", hardware=self.hardware)
 
     @property
     def unit(self) -> str:
@@ -73,13 +89,25 @@ class CostModel:
     @property
     def reads_context(self) -> bool:
         """Whether an iteration's time grows with the context its attention reads (so no two are alike)."""
-        return self.kind == "profile" or self.kind == "linear" and self.c_attn > 0
+        return self.kind in ("profile", "roofline") or self.kind == "linear" and self.c_attn > 0
+
+    @property
+    def roofline(self) -> Roofline:
+        """The roofline's per-GPU constants (kind `roofline`)."""
+        return roofline(self.hardware, self.model, self.tp, self.precision)
+
+    @property
+    def label(self) -> str:
+        """The model in words: a roofline's GPU, model, tensor parallel and dtype; a profile's source."""
+        if self.kind == "roofline":
+            return f"{self.model} on {self.tp} x {self.hardware} ({self.precision})"
+        return self.source or self.kind
 
     def duration(self, prefill_tokens: int, decode_sequences: int, context_read: int) -> float:
         if self.kind == "ticks":
             return 1
-        if self.kind == "profile":
-            raise ValueError("a profile's time follows the batch's shape: shape_duration (sim.core.engine.length)")
+        if self.kind in ("profile", "roofline"):
+            raise ValueError(f"a {self.kind}'s time follows the batch's shape (sim.core.engine.length)")
         return self.c0 + self.c_prefill * prefill_tokens + self.c_decode * decode_sequences \
             + self.c_attn * context_read
 

@@ -183,11 +183,31 @@ def length(scheduler: Scheduler, it: Iteration, ahead: int = 0) -> float:
     cost = scheduler.config.cost
     if cost.kind == "profile":
         dense = cost.shape_duration(*batch_shape(scheduler, it, ahead))
+    elif cost.kind == "roofline":
+        dense = roofline_time(scheduler, it, ahead)
     else:
         padding = (it.padding, 0) if it.prefill else (0, it.padding)
         dense = cost.duration(it.prefill_tokens + padding[0], it.decode_work + it.graph_padding + padding[1],
                               it.context_read + ahead * len(it.decoding))
     return dense + scheduler.config.moe.duration(it.expert_tokens) if it.expert_tokens else dense
+
+
+def roofline_time(scheduler: Scheduler, it: Iteration, ahead: int = 0) -> float:
+    """One iteration on a real GPU (sim.core.hardware.Roofline): every token row (prefill, decode, padding) through
+    the layers, each sequence's last row through the output projection, and attention: a prefill chunk of n tokens
+    from position p reads the p cached tokens' KV and each of its tokens attends to the positions up to its own;
+    a decoder's tokens (each of a speculative step's k + 1) attend to its context, which it reads."""
+    keys = kv = 0
+    for _, first, n in it.prefill:
+        keys += n * first + n * (n + 1) // 2
+        kv += first + n
+    decoders = len(it.decoding)
+    decode = (0, 0)
+    if decoders:
+        context = scheduler.decoders_context(it.decoding) + ahead * decoders
+        decode = (context * it.decode_work / decoders, context + it.decode_work)
+    tokens = it.prefill_tokens + it.decode_work + it.padding + it.graph_padding
+    return scheduler.config.cost.roofline.time(tokens, decoders + len(it.prefill), (keys, kv), decode)
 
 
 def batch_shape(scheduler: Scheduler, it: Iteration, ahead: int = 0) -> BatchShape:

@@ -15,6 +15,7 @@ MESSAGES = {
     "choice": "must be one of {choices}, got {value}",
     "no_time_linear": "an iteration must take some time: c0, c_prefill or c_decode must be > 0",
     "no_time_profile": "an iteration must take some time: c0, c_token or c_seq must be > 0",
+    "no_fp8": "the {hardware} has no fp8 tensor cores: use bf16",
     "not_slo": "must be an SLO",
     "not_cost_model": "must be a CostModel",
     "not_moe": "must be a MoE",

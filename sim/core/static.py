@@ -37,7 +37,8 @@ class Static(Scheduler):
                        finishing=self.finishing_now(), graph_padding=self.graph_padding(len(self.batch)))
         if self.config.moe.experts:  # every iteration routes anew: none repeats
             self.route(it)
-        elif not it.finishing and self.config.cost.kind != "profile":  # (a profile's decodes grow with the context)
+        elif not it.finishing and self.config.cost.kind not in ("profile", "roofline"):  # (their decodes grow
+            # with the context)
             length = self.config.cost.duration(0, len(self.batch) + it.graph_padding, 0)
             it.repeat = self.steady_limit(now, length, min(max_repeat, self.rounds_to_next_finish()))
         return self.hand_over(it)

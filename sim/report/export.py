@@ -8,6 +8,8 @@ from dataclasses import asdict
 from itertools import accumulate
 from json.encoder import encode_basestring_ascii
 
+from ..core.config import ROOFLINE_FIELDS, CostModel
+from ..core.hardware import COMPUTE_EFFICIENCY, GPUS, MEMORY_EFFICIENCY, MODELS
 from ..core.schedule import IterationRun, Schedule
 from ..trace.trace import csv_table
 from .metrics import LATENCIES, PERCENTILES, Metrics
@@ -120,13 +122,26 @@ def _add_step_options(rows: list[dict], schedule: Schedule, names: list[str]) ->
                            expert_crossing=moe.crossing(step.expert_tokens))
 
 
+def cost_json(cost: CostModel) -> dict:
+    """The cost model's fields; a roofline's GPU, model, tensor parallel and dtype only under a roofline, with the
+    model's words and what it rests on (the GPU's and the model's sources, the efficiencies)."""
+    out = asdict(cost)
+    if cost.kind != "roofline":
+        for name in ROOFLINE_FIELDS:
+            del out[name]
+        return out
+    g, m = GPUS[cost.hardware], MODELS[cost.model]
+    return out | {"label": cost.label, "hardware_source": g.source, "model_source": m.source,
+                  "compute_efficiency": COMPUTE_EFFICIENCY, "memory_efficiency": MEMORY_EFFICIENCY}
+
+
 def _overall_json(schedule: Schedule, metrics: Metrics) -> dict:
     """The budgets, options and cost model of the run and its overall metrics, as JSON-ready fields."""
     config, slo, m, options = schedule.config, schedule.config.slo, metrics, schedule.options
     return {
         "policy": m.policy, "options": options.changes() if options else {}, "unit": m.unit,
         "token_budget": config.token_budget, "max_seqs": config.max_seqs, "first_token": config.first_token,
-        "kv_blocks": config.kv_blocks, "block_size": config.block_size, "cost_model": asdict(config.cost),
+        "kv_blocks": config.kv_blocks, "block_size": config.block_size, "cost_model": cost_json(config.cost),
         "makespan": _number(m.makespan), "padding_waste": m.padding_waste,
         "throughput": _number(m.throughput), "request_throughput": _number(m.request_throughput),
         "utilization": _number(m.utilization),

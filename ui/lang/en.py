@@ -470,6 +470,27 @@ TEXTS = {
     "cost_ticks": "ticks (token-work)",
     "cost_linear": "linear latency (ms)",
     "cost_profile": "measured profile (ms)",
+    "cost_roofline": "a real GPU (ms)",
+    "cost_used_roofline": "These results use a real GPU's roofline, {label}: times are in ms.",
+    "cfg_gpu": "GPU",
+    "cfg_gpu_help": "A real accelerator, from its datasheet: dense peak FLOP/s, HBM size and bandwidth, and the link between GPUs.",
+    "cfg_model": "Model",
+    "cfg_model_help": "A real model's public config: layers, hidden size, heads, KV heads, MLP, vocabulary (and experts).",
+    "cfg_tp": "Tensor parallel (GPUs)",
+    "cfg_tp_help": "GPUs one engine spans: each holds 1/tp of the weights and works on 1/tp of every matrix; two all-reduces a layer join them.",
+    "cfg_precision": "Precision",
+    "cfg_precision_help": "Weights and KV cache in bf16 (2 bytes) or fp8 (1 byte, at the fp8 peak where the GPU has one).",
+    "precision_bf16": "bf16",
+    "precision_fp8": "fp8",
+    "cfg_gpu_memory_utilization": "GPU memory used",
+    "roofline_about": (
+        "{gpu}: {tflops} TFLOP/s (dense, this precision), {bw} GB/s of HBM, {memory} GB. {model}: {params} billion "
+        "weights, {weights} GB on each of {tp} GPU(s). An iteration takes the slower of its FLOPs at {compute} of "
+        "the peak and its bytes (weights once, KV read and written) at {memory_eff} of the bandwidth, plus the "
+        "all-reduces between GPUs. It leaves out launch overheads and slow attention kernels: real engines are "
+        "slower, most at small batches."),
+    "roofline_no_room": "{model} does not fit on {tp} × {gpu} with room for a KV cache: raise tensor parallel.",
+    "roofline_kv_auto": "KV cache from the GPU memory: {blocks} blocks of {block} tokens",
     "cost_profile_about": (
         "The profile shipped with the app: the tiny model's engine timed on {device} ({dtype}, {threads} "
         "threads) over {shapes} batch shapes; on shapes left out of its fit it is off by {held_out}% on average, "
@@ -1563,6 +1584,7 @@ TEXTS = {
     "cfg_err_choice": "must be one of {choices}, got {value}",
     "cfg_err_no_time_linear": "an iteration must take some time: c0, c_prefill or c_decode must be above 0",
     "cfg_err_no_time_profile": "an iteration must take some time: c0, c_token or c_seq must be above 0",
+    "cfg_err_no_fp8": "the {hardware} has no fp8 tensor cores: use bf16",
     "cfg_err_not_slo": "must be SLO settings",
     "cfg_err_not_cost_model": "must be a cost model",
     "cfg_err_not_moe": "must be MoE settings",

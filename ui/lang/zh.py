@@ -450,6 +450,26 @@ TEXTS = {
     "cost_ticks": "tick（token-work）",
     "cost_linear": "线性延迟（毫秒）",
     "cost_profile": "实测 profile（毫秒）",
+    "cost_roofline": "真实 GPU（毫秒）",
+    "cost_used_roofline": "以下结果使用真实 GPU 的 roofline 模型，{label}：时间单位为毫秒。",
+    "cfg_gpu": "GPU",
+    "cfg_gpu_help": "一块真实的加速卡，数据来自其规格书：稠密峰值 FLOP/s、HBM 容量与带宽、GPU 之间的互联带宽。",
+    "cfg_model": "模型",
+    "cfg_model_help": "真实模型的公开配置：层数、隐藏维度、注意力头、KV 头、MLP、词表（以及专家）。",
+    "cfg_tp": "张量并行（GPU 数）",
+    "cfg_tp_help": "一个引擎跨越的 GPU 数：每块持有 1/tp 的权重、计算每个矩阵的 1/tp；每层两次 all-reduce 把它们连起来。",
+    "cfg_precision": "精度",
+    "cfg_precision_help": "权重与 KV cache 用 bf16（2 字节）或 fp8（1 字节，GPU 有 fp8 峰值时按它计算）。",
+    "precision_bf16": "bf16",
+    "precision_fp8": "fp8",
+    "cfg_gpu_memory_utilization": "GPU 显存使用比例",
+    "roofline_about": (
+        "{gpu}：{tflops} TFLOP/s（稠密，当前精度），HBM {bw} GB/s，{memory} GB。{model}：{params} 十亿个权重，"
+        "{tp} 块 GPU 每块存 {weights} GB。一次迭代的时间取两者中较慢的一个：FLOPs 按峰值的 {compute} 计，"
+        "搬运的字节（权重一次、KV 读与写）按带宽的 {memory_eff} 计；再加上 GPU 之间的 all-reduce。"
+        "它不计内核启动开销和较慢的注意力内核：真实引擎更慢，小批次时差得最多。"),
+    "roofline_no_room": "{model} 放不进 {tp} × {gpu} 并留出 KV cache 的空间：请增大张量并行。",
+    "roofline_kv_auto": "按 GPU 显存设定 KV cache：{blocks} 个块，每块 {block} 个 token",
     "cost_profile_about": (
         "随应用发布的 profile：小模型的引擎在 {device}（{dtype}，{threads} 个线程）上、"
         "在 {shapes} 种 batch 形状上计时；在未参与拟合的形状上平均误差 {held_out}%，"
@@ -1485,6 +1505,7 @@ TEXTS = {
     "cfg_err_choice": "必须是 {choices} 之一，实际为 {value}",
     "cfg_err_no_time_linear": "一次 iteration 必须耗费一些时间：c0、c_prefill、c_decode 至少一个要大于 0",
     "cfg_err_no_time_profile": "一次 iteration 必须耗费一些时间：c0、c_token、c_seq 至少一个要大于 0",
+    "cfg_err_no_fp8": "{hardware} 没有 fp8 张量核心：请用 bf16",
     "cfg_err_not_slo": "必须是 SLO 设置",
     "cfg_err_not_cost_model": "必须是成本模型",
     "cfg_err_not_moe": "必须是 MoE 设置",
