@@ -42,6 +42,44 @@ def _length(spec: str):
         raise argparse.ArgumentTypeError(f"{spec!r}: {error}") from None
 
 
+def _names(text: str) -> tuple[str, ...]:
+    names = tuple(dict.fromkeys(n.strip() for n in text.split(",") if n.strip()))
+    if not names:
+        raise argparse.ArgumentTypeError(f"{text!r}: a comma list of names")
+    return names
+
+
+def _wholes(text: str) -> tuple[int, ...]:
+    try:
+        values = tuple(sorted({int(v) for v in text.split(",") if v.strip()}))
+    except ValueError:
+        values = ()
+    if not values or values[0] < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: a comma list of whole numbers >= 1, such as 1,2,4")
+    return values
+
+
+def _range(text: str) -> tuple[int, int]:
+    low, sep, high = text.partition(":")
+    try:
+        return (int(low), int(high)) if sep else (int(low), int(low))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: LOW:HIGH, such as 1:16") from None
+
+
+def _prices(text: str) -> tuple[tuple[str, float], ...]:
+    prices = []
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        name, _, price = part.partition("=")
+        try:
+            prices.append((name.strip(), float(price)))
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{part!r}: GPU=PRICE, such as H100=2.5") from None
+        if not prices[-1][1] > 0:
+            raise argparse.ArgumentTypeError(f"{part!r}: a price above 0")
+    return tuple(prices)
+
+
 def _parser() -> Parser:
     parser = Parser(prog="python -m sim", description="Tick simulator of static and continuous batching.")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
@@ -66,6 +104,30 @@ def _parser() -> Parser:
     sweep.add_argument("--workers", type=int, help="worker processes (default: one per CPU for big sweeps)")
     sweep.add_argument("--json", action="store_true")
     add_fleet_options(sweep)
+
+    plan = commands.add_parser("plan", help="the cheapest GPUs that serve a trace within its SLO, and the Pareto "
+                               "front of cost against goodput")
+    add_run_options(plan)
+    # (dests apart from the run options' names: each configuration sets its own cost model)
+    plan.add_argument("--hardware", required=True, type=_names, dest="gpus",
+                      help="GPUs to try: a comma list (python -m sim hardware lists them)")
+    plan.add_argument("--model", required=True, dest="plan_model", help="the model every configuration runs")
+    plan.add_argument("--dtype", choices=("bf16", "fp8"), default="bf16", dest="plan_precision")
+    plan.add_argument("--tp", type=_wholes, default=(1,), dest="tps", help="tensor-parallel widths to try: 1,2,4")
+    plan.add_argument("--replicas", type=_range, default=(1, 16), help="replicas to search: LOW:HIGH (1:16)")
+    plan.add_argument("--budgets", type=_wholes, help="token budgets to try (default: --token-budget)")
+    plan.add_argument("--router", default="least-requests", help="how each fleet places requests")
+    plan.add_argument("--price", type=_prices, default=(), help="GPU-hour prices: H100=2.5,A100-80GB=1.8 "
+                      "(default: cost counts GPUs)")
+    plan.add_argument("--target", type=float, default=0.9, help="SLO attainment a configuration must keep (0-1)")
+    plan.add_argument("--gpu-memory-utilization", type=float, default=0.9,
+                      help="share of each GPU's memory for weights and KV cache (vLLM's, default 0.9)")
+    plan.add_argument("--executor", choices=("local", "ray"), default="local",
+                      help="local worker processes (default) or Ray tasks")
+    plan.add_argument("--ray-address", help="the Ray cluster: auto, HOST:6379 or ray://HOST:10001 (default: a "
+                      "local Ray)")
+    plan.add_argument("--workers", type=int, help="local worker processes (default: one per CPU)")
+    plan.add_argument("--json", action="store_true", help="every point simulated, the cheapest and the front")
 
     hardware = commands.add_parser("hardware", help="the GPUs and models a roofline can run (--hardware, --model)")
     hardware.add_argument("--json", action="store_true")
@@ -178,6 +240,35 @@ def for_batching(policy: Policy, batching: str) -> Policy:
     return replace(policy, batching=batching, **{name: getattr(plain, name) for name in STATIC_UNSUPPORTED})
 
 
+def _plan(args) -> str:
+    from .report.plan import Ask, PlanError, local_runner, search
+
+    config, policy = config_and_policy(args)
+    ask = Ask(args.plan_model, args.gpus, args.tps, args.replicas, args.budgets or (config.token_budget,), args.target,
+              args.router, args.price, args.gpu_memory_utilization, args.plan_precision)
+    trace = load_trace(args)
+    if args.executor == "ray":
+        from .report.ray_points import ray_runner
+
+        run, stop = ray_runner(args.ray_address)
+    else:
+        run, stop = local_runner(args.workers)
+    try:
+        found = search(trace, ask, config, policy, run,
+                       lambda n: print(f"  {n} configurations simulated", file=sys.stderr, flush=True))
+    except PlanError as error:
+        raise InputError(str(error)) from None
+    finally:
+        stop()
+    if args.json:
+        return json.dumps({"model": ask.model, "target": ask.target, "unit": "ms", "cost_unit": "$/hour" if
+                           ask.prices else "GPUs", "rows": found.rows, "cheapest": found.cheapest,
+                           "front": found.front, "unfit": found.unfit})
+    from .report.plan import plan_text
+
+    return plan_text(found, ask)
+
+
 def main(argv: list[str] | None = None) -> int:
     # A short run whose objects hold no reference cycles: without the cycle collector's passes over the
     # hundreds of thousands of records a large trace makes, it runs about a third faster.
@@ -198,6 +289,8 @@ def main(argv: list[str] | None = None) -> int:
             sys.stdout.write("\n")
         elif args.command == "sweep":
             sys.stdout.write(_sweep(args) + "\n")
+        elif args.command == "plan":
+            sys.stdout.write(_plan(args) + "\n")
         elif args.command == "hardware":
             from .report.hardware import hardware_json, hardware_text
 
