@@ -19,6 +19,7 @@ PAGES = {
     "lab": st.Page("pages/trace_lab.py", title=t("nav_lab"), icon="🧪"),
     "capacity": st.Page("pages/capacity_lab.py", title=t("nav_capacity"), icon="📈"),
     "fleet": st.Page("pages/many_servers.py", title=t("nav_fleet"), icon="🗄️"),
+    "planner": st.Page("pages/planner.py", title=t("nav_planner"), icon="🧭"),
     "real": st.Page("pages/real_model.py", title=t("nav_real"), icon="🤖"),
     "guide": st.Page("pages/metrics_guide.py", title=t("nav_guide"), icon="📏"),
 }

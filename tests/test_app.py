@@ -12,7 +12,7 @@ from ui.scenario import Scenario, encode
 
 APP = str(Path(__file__).resolve().parents[1] / "classroom.py")  # the script app.py serves
 PAGES = ("pages/home.py", "pages/worked_example.py", "pages/costs.py", "pages/trace_lab.py", "pages/capacity_lab.py",
-         "pages/many_servers.py", "pages/metrics_guide.py")
+         "pages/many_servers.py", "pages/planner.py", "pages/metrics_guide.py")
 
 
 def open_page(page: str, lang: str = "en") -> AppTest:
@@ -42,12 +42,14 @@ def test_every_page_renders(page, lang):
                                         "pages/capacity_lab.py": "Capacity lab: how much load before the SLO breaks?",
                                         "pages/many_servers.py":
                                             "Many servers: routers and prefill/decode disaggregation",
+                                        "pages/planner.py": "Plan a fleet: how many GPUs does this trace need?",
                                         "pages/metrics_guide.py": "Metrics guide"},
                                  "zh": {"pages/home.py": "批处理课堂", "pages/worked_example.py": "示例推演",
                                         "pages/costs.py": "连续批处理的代价",
                                         "pages/trace_lab.py": "Trace 实验室",
                                         "pages/capacity_lab.py": "容量实验：负载多大时 SLO 开始失守？",
                                         "pages/many_servers.py": "多台服务器：路由与预填充/解码分离",
+                                        "pages/planner.py": "规划集群：这条 trace 需要多少块 GPU？",
                                         "pages/metrics_guide.py": "指标指南"}}[lang][page]
 
 
@@ -580,3 +582,26 @@ def test_the_open_policy_form_edits_every_option_and_names_a_bad_list():
     assert "“CUDA-graph batch sizes (empty = eager)”: write batch sizes" in " ".join(e.value for e in at.error)
     assert at.text_input(key="w_lab_policy_b_graph_buckets").value == "1, four"  # kept as typed
     assert at.session_state["lab"].settings.policy_b.graph_buckets == (1, 4)
+
+
+def test_the_lab_runs_on_a_real_gpu_and_sizes_its_kv_cache_from_memory():
+    """The lab's fourth cost model: a GPU and a model chosen, the roofline said in words, the KV cache button, and
+    results that name the GPU and are in ms."""
+    at = open_page("pages/trace_lab.py")
+    at.radio(key="w_lab_cost_kind").set_value("roofline").run()
+    assert not at.exception, at.exception
+    at.selectbox(key="w_lab_hardware").set_value("L4").run()
+    at.selectbox(key="w_lab_model").set_value("Qwen2.5-7B").run()
+    cost = at.session_state["lab"].ran.config.cost
+    assert (cost.kind, cost.hardware, cost.model, cost.tp) == ("roofline", "L4", "Qwen2.5-7B", 1)
+    assert any("L4: 121 TFLOP/s" in c.value and "Qwen2.5-7B: 7.62 billion weights" in c.value for c in at.caption)
+    assert any("Qwen2.5-7B on 1 x L4 (bf16)" in c.value for c in at.caption)  # the results say which
+    at.button(key="roofline_kv_auto").click().run()
+    from sim.core.hardware import kv_blocks
+    assert at.session_state["lab"].settings.kv_blocks == kv_blocks("L4", "Qwen2.5-7B", 1, "bf16", 4, 0.9)
+    at.radio(key="w_lab_precision").set_value("fp8").run()
+    assert at.session_state["lab"].ran.config.cost.precision == "fp8"
+    at.selectbox(key="w_lab_hardware").set_value("A100-80GB").run()  # no fp8 there: said, nothing lost
+    assert not at.exception, at.exception
+    assert any("no fp8 tensor cores" in e.value for e in at.error)
+    assert at.session_state["lab"].settings.precision == "fp8"

@@ -188,6 +188,7 @@ PAGES = {  # path: (English title, Chinese title)
     "/trace_lab": ("Trace lab", "Trace 实验室"),
     "/metrics_guide": ("Metrics guide", "指标指南"),
     "/many_servers": ("Many servers: routers and prefill/decode disaggregation", "多台服务器：路由与预填充/解码分离"),
+    "/planner": ("Plan a fleet: how many GPUs does this trace need?", "规划集群：这条 trace 需要多少块 GPU？"),
 }
 
 

@@ -17,7 +17,7 @@ from ui.strings import STRINGS
 
 APP = str(Path(__file__).resolve().parents[1] / "classroom.py")
 PAGES = ("pages/home.py", "pages/worked_example.py", "pages/trace_lab.py", "pages/capacity_lab.py",
-         "pages/many_servers.py", "pages/real_model.py", "pages/metrics_guide.py")
+         "pages/many_servers.py", "pages/planner.py", "pages/real_model.py", "pages/metrics_guide.py")
 # What presenter mode folds away: options, or a section of them under its own heading (the lab's)
 FOLDED = {lang: {STRINGS[key][lang] for key in ("presenter_options", "lab_trace", "lab_budgets")}
           for lang in ("en", "zh")}

@@ -357,6 +357,22 @@ def start_pool() -> None:
             pool[0] = worker_pool()
 
 
+def shared_pool() -> Executor | None:
+    """The server's worker processes (started now under a server that did not), for a page's own points; None
+    when they cannot start. Once the server stopped them, the run ends (st.stop)."""
+    _, lock, pool = _shared()
+    with lock:
+        if pool[0] is None:
+            try:
+                pool[0] = worker_pool()
+            except OSError:
+                return None
+        workers = pool[0]
+    if workers is STOPPED:
+        st.stop()
+    return workers
+
+
 def stop_pool() -> None:
     """The server stops: so do the worker processes, and the sweeps running in them."""
     _, lock, pool = _shared()

@@ -17,7 +17,7 @@ from .runs import run, seed_trace
 
 POLICIES = ("static", "continuous")
 PAGES = (("worked_example", "🧮"), ("costs", "💸"), ("trace_lab", "🧪"), ("capacity_lab", "📈"),
-         ("many_servers", "🗄️"), ("real_model", "🤖"), ("metrics_guide", "📏"))
+         ("many_servers", "🗄️"), ("planner", "🧭"), ("real_model", "🤖"), ("metrics_guide", "📏"))
 
 
 def seed_runs() -> dict[str, tuple[Schedule, Metrics]]:

@@ -214,7 +214,7 @@ def _roofline_settings() -> None:
     """A real GPU and model: their choice, tensor parallel and precision; what the roofline is, in words; and a
     button that sizes the KV cache from what the weights leave of the GPUs' memory (vLLM's 90%)."""
     setting = lab_state.setting
-    for place, name in zip(grid(4, 4), ("hardware", "model", "tp", "precision")):
+    for place, name in zip(grid(4, 2), ("hardware", "model", "tp", "precision")):  # (two a row: names whole)
         setting(place, name)
     settings = lab_state.settings()
     try:
@@ -229,10 +229,14 @@ def _roofline_settings() -> None:
     except HardwareError:
         st.warning(t("roofline_no_room", model=cost.model, tp=cost.tp, gpu=cost.hardware))
         return
-    if st.button(t("roofline_kv_auto", blocks=number(blocks), block=settings.block_size), key="roofline_kv_auto"):
-        settings.kv_blocks = blocks
-        st.session_state[f"{lab_state.WIDGET}lab_kv_blocks"] = blocks
-        st.rerun()
+    st.button(t("roofline_kv_auto", blocks=number(blocks), block=settings.block_size), key="roofline_kv_auto",
+              on_click=_set_kv_blocks, args=(blocks,))
+
+
+def _set_kv_blocks(blocks: int) -> None:
+    """The KV cache's size, set before the next run draws its widget."""
+    lab_state.settings().kv_blocks = blocks
+    st.session_state[f"{lab_state.WIDGET}lab_kv_blocks"] = blocks
 
 
 def roofline_words(cost: CostModel) -> str:

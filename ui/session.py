@@ -26,7 +26,9 @@ def kept(widget, label: str, key: str, current: object, **kwargs) -> object:
     (a scenario was loaded) shows that. The caller keeps the value it returns."""
     wkey = WIDGET + key
     if wkey not in st.session_state:
-        if "options" in kwargs:
+        if isinstance(current, list):  # (a multiselect: its chosen options)
+            kwargs["default"] = list(current)
+        elif "options" in kwargs:
             options = list(kwargs["options"])
             kwargs["index"] = options.index(current) if current in options else 0
         else:

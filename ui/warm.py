@@ -18,7 +18,7 @@ from streamlit.logger import get_logger
 from sim.core.config import Config
 from sim.trace.trace import SEED_BUDGET
 
-from . import capacity, fleet, lessons, presenter, real_model, runs
+from . import capacity, fleet, lessons, planner, presenter, real_model, runs
 from .i18n import LANGUAGES, language, speaking
 from .lab_state import LabSettings
 
@@ -58,13 +58,19 @@ def default_sweep() -> None:
     capacity.run_sweep(*capacity.first_sweep(), progress=lambda done, total: None)
 
 
+def default_plan() -> None:
+    """Plan a fleet: its default plan (the same in both languages)."""
+    state = planner.PlannerState()
+    planner.plan(state.trace(), state.ask(), state.config(), lambda points: None)
+
+
 def model() -> None:
     """The real-model page's model, loaded and warmed up."""
     real_model.shared_model(real_model.default_device(), real_model.DTYPES[0])
 
 
 WARMERS: tuple[Callable[[], object], ...] = (seed_runs, story, lab_runs, cost_lessons, fleet_lessons, default_sweep,
-                                             model)
+                                             default_plan, model)
 
 
 @contextmanager

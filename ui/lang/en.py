@@ -491,6 +491,79 @@ TEXTS = {
         "slower, most at small batches."),
     "roofline_no_room": "{model} does not fit on {tp} × {gpu} with room for a KV cache: raise tensor parallel.",
     "roofline_kv_auto": "KV cache from the GPU memory: {blocks} blocks of {block} tokens",
+    "nav_planner": "Plan a fleet",
+    "pl_title": "Plan a fleet: how many GPUs does this trace need?",
+    "pl_intro": (
+        "Pick a real model and the GPUs you could buy. For each GPU and tensor-parallel width, the planner finds the "
+        "fewest replicas that keep the SLO, by simulating the whole trace on each fleet: every iteration timed by "
+        "the **roofline** of that GPU (the slower of its FLOPs and its bytes moved, from the datasheet), every "
+        "replica's KV cache sized from what the weights leave of its memory. Then it shows the cheapest answer and "
+        "the **Pareto front**: the fleets no other beats on both cost and goodput."),
+    "pl_trace": "1 · The trace",
+    "pl_source": "Requests",
+    "pl_source_generated": "generated (Poisson arrivals)",
+    "pl_source_lab": "the trace lab's table (ticks read as ms)",
+    "pl_requests": "Requests",
+    "pl_rate": "Arrivals (requests/s)",
+    "pl_prompt_0": "Shortest prompt (tokens)",
+    "pl_prompt_1": "Longest prompt (tokens)",
+    "pl_output_0": "Shortest output (tokens)",
+    "pl_output_1": "Longest output (tokens)",
+    "pl_lengths_order": "A shortest length is above its longest: lengths are drawn evenly between the two.",
+    "pl_trace_summary": "{n} requests over {span} s; mean prompt {prompt} tokens, mean output {output} tokens.",
+    "pl_fleet": "2 · The model and the GPUs to try",
+    "pl_gpus_label": "GPUs to try",
+    "pl_replicas": "Replicas to search (each a copy of the engine)",
+    "pl_priced": "Price by the hour",
+    "pl_priced_help": "Off: cost counts GPUs. On: cost is GPUs × the price of a GPU-hour you type.",
+    "pl_price": "{gpu} ($ a GPU-hour)",
+    "pl_slo": "3 · The SLO",
+    "pl_no_gpu": "Choose at least one GPU to try.",
+    "pl_no_tp": "Choose at least one tensor-parallel width.",
+    "pl_run": "Plan",
+    "pl_running": "Simulating fleets: {n} so far…",
+    "pl_press_run": "Press Plan to search.",
+    "pl_bad": "The plan cannot run: {reason}",
+    "pl_answer_title": "The answer",
+    "pl_none": "No fleet tried keeps {target} of requests within the SLO: try more replicas, a wider tensor parallel, or a faster GPU.",
+    "pl_answer": (
+        "**Cheapest within the SLO: {replicas} × {gpu} at tensor parallel {tp}, {gpus}**{cost}. "
+        "{share} of requests meet the SLO; goodput {goodput} requests/s; TTFT p90 {ttft} ms, TPOT p90 {tpot} ms."),
+    "pl_cheaper": "The best cheaper fleet tried, {replicas} × {gpu} at tensor parallel {tp}, keeps only {share}.",
+    "pl_costing": ", {cost}",
+    "pl_dollars": "${value}/h",
+    "pl_gpus": "{n} GPUs",
+    "pl_gpu": "{n} GPU",
+    "pl_budget": "Token budget per iteration",
+    "pl_legend": "{gpu}, {keeps}",
+    "pl_keeps": "keeps the SLO",
+    "pl_misses": "misses it",
+    "pl_point": "{replicas} × {gpu} at TP {tp}: {share} within the SLO",
+    "pl_front": "Pareto front",
+    "pl_cheapest": "cheapest within the SLO",
+    "pl_chart": "Every fleet simulated: cost against goodput",
+    "pl_cost_axis_dollars": "cost ($ an hour)",
+    "pl_cost_axis_gpus": "cost (GPUs)",
+    "pl_goodput_axis": "goodput (requests/s within the SLO)",
+    "pl_chart_caption": (
+        "Filled markers keep the SLO target, hollow ones miss it. The dotted line is the Pareto front: moving right "
+        "along it buys goodput with money; a point below it is beaten by one on it."),
+    "pl_unfit": "{family} cannot run: {why}",
+    "pl_col_fleet": "fleet",
+    "pl_fleet_cell": "{replicas} × {gpu} (TP {tp})",
+    "pl_col_gpus": "GPUs",
+    "pl_col_cost": "cost",
+    "pl_col_attainment": "within SLO",
+    "pl_col_goodput": "goodput (req/s)",
+    "pl_col_ttft": "TTFT p90 (ms)",
+    "pl_col_tpot": "TPOT p90 (ms)",
+    "pl_download": "Download every fleet (CSV)",
+    "pl_model_caption": "{params} billion weights, {layers} layers, {kv} KiB of KV cache a token (bf16).",
+    "pl_honest": (
+        "How far to trust it: the roofline is a floor on time. Real engines add kernel launches, slower attention "
+        "kernels and small-batch inefficiency, so a real fleet needs the same or more GPUs. Against Vidur's "
+        "measured A100 figures for Llama-2-70B, the roofline is within 30% for prefills and mixed batches and up "
+        "to 45% fast for large pure-decode batches (the README's \"A real GPU\")."),
     "cost_profile_about": (
         "The profile shipped with the app: the tiny model's engine timed on {device} ({dtype}, {threads} "
         "threads) over {shapes} batch shapes; on shapes left out of its fit it is off by {held_out}% on average, "
@@ -1635,6 +1708,7 @@ TEXTS = {
         "has less of it without serving worse. Makespan, throughput and the latencies say which serves better."),
     # Many servers (ui/fleet.py, pages/many_servers.py)
     "nav_fleet": "Many servers",
+    "home_link_planner": "Plan a fleet: how many real GPUs a trace needs within its SLO, and what each costs",
     "home_link_many_servers": "Many servers: which replica gets a request, and splitting prefill from decode",
     "fleet_title": "Many servers: routers and prefill/decode disaggregation",
     "fleet_about": "What this page simulates, and how",

@@ -470,6 +470,77 @@ TEXTS = {
         "它不计内核启动开销和较慢的注意力内核：真实引擎更慢，小批次时差得最多。"),
     "roofline_no_room": "{model} 放不进 {tp} × {gpu} 并留出 KV cache 的空间：请增大张量并行。",
     "roofline_kv_auto": "按 GPU 显存设定 KV cache：{blocks} 个块，每块 {block} 个 token",
+    "nav_planner": "规划集群",
+    "pl_title": "规划集群：这条 trace 需要多少块 GPU？",
+    "pl_intro": (
+        "选一个真实模型和可以购买的 GPU。对每种 GPU 和张量并行宽度，规划器找出守住 SLO 所需的最少副本数：它在每个集群上"
+        "模拟整条 trace，每次迭代的时间取自该 GPU 的 **roofline**（FLOPs 与搬运字节中较慢的一个，数据来自规格书），"
+        "每个副本的 KV cache 按权重剩下的显存计算。然后给出最便宜的答案和 **Pareto 前沿**：成本和 goodput 两方面都"
+        "没有被其他集群同时超过的那些。"),
+    "pl_trace": "1 · Trace",
+    "pl_source": "请求",
+    "pl_source_generated": "生成（泊松到达）",
+    "pl_source_lab": "Trace 实验室的表格（tick 按毫秒读）",
+    "pl_requests": "请求数",
+    "pl_rate": "到达率（请求/秒）",
+    "pl_prompt_0": "最短 prompt（token）",
+    "pl_prompt_1": "最长 prompt（token）",
+    "pl_output_0": "最短输出（token）",
+    "pl_output_1": "最长输出（token）",
+    "pl_lengths_order": "最短长度大于最长长度：长度在两者之间均匀抽取。",
+    "pl_trace_summary": "{n} 个请求，跨 {span} 秒；平均 prompt {prompt} 个 token，平均输出 {output} 个 token。",
+    "pl_fleet": "2 · 模型与要尝试的 GPU",
+    "pl_gpus_label": "要尝试的 GPU",
+    "pl_replicas": "要搜索的副本数（每个都是引擎的一份拷贝）",
+    "pl_priced": "按小时计价",
+    "pl_priced_help": "关闭：成本按 GPU 个数计。打开：成本 = GPU 数 × 你输入的每 GPU 小时价格。",
+    "pl_price": "{gpu}（美元/GPU 小时）",
+    "pl_slo": "3 · SLO",
+    "pl_no_gpu": "请至少选择一种 GPU。",
+    "pl_no_tp": "请至少选择一种张量并行宽度。",
+    "pl_run": "规划",
+    "pl_running": "正在模拟集群：已完成 {n} 个…",
+    "pl_press_run": "按「规划」开始搜索。",
+    "pl_bad": "无法规划：{reason}",
+    "pl_answer_title": "答案",
+    "pl_none": "尝试过的集群都无法让 {target} 的请求满足 SLO：试试更多副本、更宽的张量并行或更快的 GPU。",
+    "pl_answer": (
+        "**满足 SLO 的最便宜方案：{replicas} × {gpu}，张量并行 {tp}，共 {gpus}**{cost}。"
+        "{share} 的请求满足 SLO；goodput 为每秒 {goodput} 个请求；TTFT p90 {ttft} 毫秒，TPOT p90 {tpot} 毫秒。"),
+    "pl_cheaper": "试过的更便宜的集群中最好的是 {replicas} × {gpu}（张量并行 {tp}），只有 {share} 满足 SLO。",
+    "pl_costing": "，{cost}",
+    "pl_dollars": "每小时 ${value}",
+    "pl_gpus": "{n} 块 GPU",
+    "pl_gpu": "{n} 块 GPU",
+    "pl_budget": "每次迭代的 token 预算",
+    "pl_legend": "{gpu}，{keeps}",
+    "pl_keeps": "守住 SLO",
+    "pl_misses": "未守住",
+    "pl_point": "{replicas} × {gpu}，TP {tp}：{share} 满足 SLO",
+    "pl_front": "Pareto 前沿",
+    "pl_cheapest": "满足 SLO 的最便宜方案",
+    "pl_chart": "模拟过的每个集群：成本与 goodput",
+    "pl_cost_axis_dollars": "成本（美元/小时）",
+    "pl_cost_axis_gpus": "成本（GPU 数）",
+    "pl_goodput_axis": "goodput（每秒满足 SLO 的请求数）",
+    "pl_chart_caption": (
+        "实心点达到 SLO 目标，空心点未达到。虚线是 Pareto 前沿：沿着它向右，是用钱换 goodput；在它下方的点总会被前沿上"
+        "的某个点超过。"),
+    "pl_unfit": "{family} 无法运行：{why}",
+    "pl_col_fleet": "集群",
+    "pl_fleet_cell": "{replicas} × {gpu}（TP {tp}）",
+    "pl_col_gpus": "GPU 数",
+    "pl_col_cost": "成本",
+    "pl_col_attainment": "满足 SLO",
+    "pl_col_goodput": "goodput（/秒）",
+    "pl_col_ttft": "TTFT p90 (ms)",
+    "pl_col_tpot": "TPOT p90 (ms)",
+    "pl_download": "下载所有集群（CSV）",
+    "pl_model_caption": "{params} 十亿个权重，{layers} 层，每个 token 的 KV cache 为 {kv} KiB（bf16）。",
+    "pl_honest": (
+        "可信度：roofline 给出的是时间的下限。真实引擎还有内核启动开销、较慢的注意力内核和小批次的低效，所以真实集群需要"
+        "同样多或更多的 GPU。与 Vidur 在 A100 上为 Llama-2-70B 实测的数据相比，roofline 在 prefill 和混合批次上误差在 "
+        "30% 以内，在大的纯解码批次上最多快 45%（见 README 的「A real GPU」一节）。"),
     "cost_profile_about": (
         "随应用发布的 profile：小模型的引擎在 {device}（{dtype}，{threads} 个线程）上、"
         "在 {shapes} 种 batch 形状上计时；在未参与拟合的形状上平均误差 {held_out}%，"
@@ -1552,6 +1623,7 @@ TEXTS = {
         "吞吐和各项延迟。"),
     # Many servers
     "nav_fleet": "多台服务器",
+    "home_link_planner": "规划集群：一条 trace 在 SLO 内需要多少块真实 GPU，各要多少成本",
     "home_link_many_servers": "多台服务器：请求去哪个副本，以及把预填充与解码分开",
     "fleet_title": "多台服务器：路由与预填充/解码分离",
     "fleet_about": "本页模拟了什么，怎样模拟",

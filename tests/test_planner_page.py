@@ -1,0 +1,68 @@
+"""Plan a fleet (pages/planner.py, ui/planner.py): the default plan's answer in words and its chart, prices,
+bad choices named, and the trace lab's requests planned for."""
+import json
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+APP = str(Path(__file__).resolve().parents[1] / "classroom.py")
+
+
+def open_planner(lang: str = "en") -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.session_state["lang"] = lang
+    at.run()
+    return at.switch_page("pages/planner.py").run()
+
+
+def words(at: AppTest) -> str:
+    return "\n".join(m.value for m in at.markdown)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_default_plan_says_the_cheapest_fleet_and_draws_every_one(lang):
+    at = open_planner(lang)
+    assert not at.exception, at.exception
+    from ui.planner import PlannerState, plan
+    state = PlannerState()
+    found = plan(state.trace(), state.ask(), state.config(), lambda n: None)  # (the page's, from the cache)
+    best = found.cheapest
+    assert best is not None
+    said = {"en": f"Cheapest within the SLO: {best['replicas']} × {best['hardware']} at tensor parallel {best['tp']}",
+            "zh": f"满足 SLO 的最便宜方案：{best['replicas']} × {best['hardware']}，张量并行 {best['tp']}"}[lang]
+    assert said in words(at)
+    figure = json.loads(at.get("plotly_chart")[0].proto.spec)
+    markers = [trace for trace in figure["data"] if trace["mode"] == "markers"]
+    assert sum(len(trace["x"]) for trace in markers) == len([r for r in found.rows if not r["error"]])
+    assert len(at.dataframe[0].value) == len(found.rows)
+
+
+def test_priced_gpus_cost_dollars_and_the_cheapest_moves_with_the_prices():
+    at = open_planner()
+    at.toggle(key="w_pl_priced").set_value(True).run()
+    at.number_input(key="w_pl_price_H100").set_value(100.0).run()
+    at.button(key="pl_run").click().run()
+    assert not at.exception
+    text = words(at)
+    assert "$" in text and "× H100" not in text.split("Cheapest within the SLO:")[1].split(".")[0]
+    figure = json.loads(at.get("plotly_chart")[0].proto.spec)
+    assert figure["layout"]["xaxis"]["title"]["text"] == "cost ($ an hour)"
+
+
+def test_no_gpu_chosen_is_named_and_nothing_runs():
+    at = open_planner()
+    at.multiselect(key="w_pl_gpus").set_value([]).run()
+    assert not at.exception
+    assert [e.value for e in at.error] == ["Choose at least one GPU to try."]
+    assert at.button(key="pl_run").disabled
+
+
+def test_a_model_too_big_for_the_gpus_is_said_per_family():
+    at = open_planner()
+    at.selectbox(key="w_pl_model").set_value("Llama-3.1-70B").run()
+    at.multiselect(key="w_pl_gpus").set_value(["L4"]).run()
+    at.button(key="pl_run").click().run()
+    assert not at.exception
+    assert any("L4 x1 budget 4096 cannot run" in w.value for w in at.warning)
+    assert "No fleet tried keeps 90%" in words(at)

@@ -1,0 +1,200 @@
+"""The Plan a fleet page: which real GPUs, and how many, serve a trace within its SLO (sim.report.plan), drawn as
+cost against goodput with the Pareto front, and said in words.
+
+The page's state is one PlannerState under STATE_KEY. A plan runs its points in the capacity lab's shared worker
+processes (ui.capacity.shared_pool); the same inputs are answered from a cache any session of the server fills."""
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections import OrderedDict
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field
+
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from sim.core.config import SLO, Config, Policy
+from sim.core.hardware import MODELS
+from sim.report.export import csv_text
+from sim.report.plan import Ask, Plan, run_point, search
+from sim.trace.generate import Uniform, generate
+from sim.trace.trace import Trace
+
+from . import capacity
+from .charts import SERIES_COLORS, _base_layout, plotly_figure
+from .i18n import t
+from .numbers import number, share
+
+STATE_KEY = "planner"
+TPS = (1, 2, 4, 8)
+BUDGETS = (2048, 4096, 8192, 16384)
+BLOCK = 16  # tokens a KV block holds (vLLM's default)
+CACHED = 16  # plans kept for every session
+
+
+@dataclass(slots=True)
+class PlannerState:
+    """What the page's widgets hold, and the plan shown. Lengths are tokens, times ms, the rate requests a second."""
+    source: str = "generated"  # generated, or the trace lab's table (its ticks read as ms)
+    requests: int = 600
+    rate: float = 20.0
+    prompt: tuple[int, int] = (200, 2000)
+    output: tuple[int, int] = (50, 400)
+    seed: int = 3
+    model: str = "Llama-3.1-8B"
+    gpus: list[str] = field(default_factory=lambda: ["L4", "A100-80GB", "H100"])
+    tps: list[int] = field(default_factory=lambda: [1, 2])
+    replicas: tuple[int, int] = (1, 8)
+    budget: int = 4096
+    slo_ttft: float = 1000.0
+    slo_tpot: float = 100.0
+    target: int = 90  # percent
+    priced: bool = False
+    prices: dict[str, float] = field(default_factory=lambda: {"L4": 0.8, "A100-80GB": 1.8, "H100": 2.5, "H200": 3.5,
+                                                              "MI300X": 3.0})
+    shown: tuple[str, Plan] | None = None  # (the inputs' digest, their plan)
+
+    def trace(self) -> Trace:
+        """The generated trace: Poisson arrivals at `rate` a second, in ms, lengths uniform in their ranges."""
+        return generate(self.requests, self.rate / 1000, Uniform(*self.prompt), Uniform(*self.output),
+                        seed=self.seed)
+
+    def ask(self) -> Ask:
+        prices = tuple((g, float(self.prices[g])) for g in self.gpus) if self.priced else ()
+        return Ask(self.model, tuple(self.gpus), tuple(sorted(self.tps)), tuple(self.replicas), (self.budget,),
+                   self.target / 100, prices=prices)
+
+    def config(self) -> Config:
+        return Config(self.budget, 256, block_size=BLOCK, slo=SLO(ttft=self.slo_ttft or None,
+                                                                   tpot=self.slo_tpot or None))
+
+
+POLICY = Policy(kv_admission="overcommit")  # vLLM's: blocks as tokens grow, preemption when they run out
+
+
+def state() -> PlannerState:
+    if STATE_KEY not in st.session_state:
+        st.session_state[STATE_KEY] = PlannerState()
+    return st.session_state[STATE_KEY]
+
+
+@st.cache_resource(show_spinner=False)
+def _cache() -> tuple[OrderedDict, threading.Lock]:
+    return OrderedDict(), threading.Lock()
+
+
+def digest(trace: Trace, ask: Ask, config: Config) -> str:
+    return hashlib.sha256(repr((trace.requests, ask, config, POLICY)).encode()).hexdigest()
+
+
+def plan(trace: Trace, ask: Ask, config: Config, progress) -> Plan:
+    """The plan of these inputs: from the cache, else searched in the shared worker processes (in this process
+    if they cannot start). `progress(points)` after each round. PlanError says what is wrong with the ask."""
+    key = digest(trace, ask, config)
+    cache, lock = _cache()
+    with lock:
+        if key in cache:
+            cache.move_to_end(key)
+            return cache[key]
+    pool = capacity.shared_pool()
+
+    def run(trace: Trace, jobs: list) -> list[dict]:
+        return list(pool.map(run_point, [(trace, one, n) for one, n in jobs]))
+
+    def here(trace: Trace, jobs: list) -> list[dict]:
+        return [run_point((trace, one, n)) for one, n in jobs]
+
+    try:
+        found = search(trace, ask, config, POLICY, run if pool is not None else here, progress)
+    except BrokenProcessPool:
+        found = search(trace, ask, config, POLICY, here, progress)
+    with lock:
+        cache[key] = found
+        while len(cache) > CACHED:
+            cache.popitem(last=False)
+    return found
+
+
+def cost_text(cost: float, priced: bool) -> str:
+    return t("pl_dollars", value=number(cost)) if priced else t("pl_gpus" if cost != 1 else "pl_gpu", n=number(cost))
+
+
+def answer(found: Plan) -> str:
+    """The answer in words: the cheapest configuration within the SLO and what it does, or that none does."""
+    best = found.cheapest
+    if best is None:
+        return t("pl_none", target=share(found.target))
+    cost = t("pl_costing", cost=cost_text(best["cost"], True)) if found.priced else ""
+    words = t("pl_answer", replicas=best["replicas"], gpu=best["hardware"], tp=best["tp"],
+              gpus=cost_text(best["gpus"], False), cost=cost, share=share(best["attainment"]),
+              goodput=number(best["goodput"] * 1000), ttft=number(best["ttft_p90"]), tpot=number(best["tpot_p90"]))
+    cheaper = [r for r in found.rows if not r["error"] and r["cost"] < best["cost"]]
+    if cheaper:
+        most = max(cheaper, key=lambda r: r["attainment"])
+        words += " " + t("pl_cheaper", replicas=most["replicas"], gpu=most["hardware"], tp=most["tp"],
+                         share=share(most["attainment"]))
+    return words
+
+
+def chart(found: Plan) -> go.Figure:
+    """Cost against goodput: a marker a configuration (filled where it keeps the target, hollow where it misses),
+    a colour a GPU, the Pareto front as a line, the cheapest starred."""
+    data = []
+    ran = [r for r in found.rows if not r["error"]]
+    for color, gpu in zip(SERIES_COLORS * 2, dict.fromkeys(r["hardware"] for r in ran)):
+        for keeps in (True, False):
+            mine = [r for r in ran if r["hardware"] == gpu and r["keeps"] == keeps]
+            if not mine:
+                continue
+            data.append({"type": "scatter", "mode": "markers", "name": t("pl_legend", gpu=gpu, keeps=t(
+                "pl_keeps" if keeps else "pl_misses")), "x": [r["cost"] for r in mine],
+                "y": [r["goodput"] * 1000 for r in mine],
+                "marker": {"size": 12, "color": color if keeps else "white", "line": {"color": color, "width": 2},
+                           "symbol": "circle"},
+                "text": [t("pl_point", replicas=r["replicas"], gpu=gpu, tp=r["tp"], share=share(r["attainment"]))
+                         for r in mine], "hovertemplate": "%{text}<br>%{x}, %{y:.3g} req/s<extra></extra>"})
+    if found.front:
+        data.append({"type": "scatter", "mode": "lines", "name": t("pl_front"), "line": {"color": "#555",
+                     "dash": "dot", "shape": "hv"}, "x": [r["cost"] for r in found.front],
+                     "y": [r["goodput"] * 1000 for r in found.front], "hoverinfo": "skip"})
+    layout = _base_layout(t("pl_chart"), 420) | {
+        "xaxis": {"title": {"text": t("pl_cost_axis_dollars" if found.priced else "pl_cost_axis_gpus")},
+                  "gridcolor": "#e5e8ee", "rangemode": "tozero"},
+        "yaxis": {"title": {"text": t("pl_goodput_axis")}, "gridcolor": "#e5e8ee",  # (room above the best point)
+                  "range": [0, max((r["goodput"] * 1000 for r in ran), default=1) * 1.15 or 1]}}
+    best = found.cheapest
+    if best is not None:
+        layout["annotations"] = [{"x": best["cost"], "y": best["goodput"] * 1000, "text": "★ " + t("pl_cheapest"),
+                                  "showarrow": True, "arrowhead": 2, "ax": 40, "ay": 40, "bgcolor": "white"}]
+    return plotly_figure(data, layout)
+
+
+def table(found: Plan) -> pd.DataFrame:
+    """Every configuration simulated, rounded for reading, with units in the headers: the fleet in one column, its
+    cost where GPUs are priced (else the GPUs are the cost), its share within the SLO marked ✓ where it keeps the
+    target (six columns: a projector's 1024 px hold them)."""
+    rows = []
+    for r in found.rows:
+        row = {t("pl_col_fleet"): t("pl_fleet_cell", replicas=r["replicas"], gpu=r["hardware"], tp=r["tp"]),
+               t("pl_col_gpus"): r["gpus"]}
+        if found.priced:
+            row[t("pl_col_cost")] = cost_text(r["cost"], True)
+        rows.append(row | {t("pl_col_attainment"): share(r["attainment"]) + (" ✓" if r["keeps"] else " ✗"),
+                           t("pl_col_goodput"): number(r["goodput"] * 1000), t("pl_col_ttft"): number(r["ttft_p90"]),
+                           t("pl_col_tpot"): number(r["tpot_p90"])})
+    return pd.DataFrame(rows)
+
+
+def plan_csv(found: Plan) -> str:
+    columns = ["hardware", "tp", "token_budget", "replicas", "gpus", "cost", "keeps", "attainment", "goodput",
+               "ttft_p50", "ttft_p90", "ttft_p99", "tpot_p50", "tpot_p90", "tpot_p99", "throughput", "error"]
+    return csv_text(columns, [[r[c] for c in columns] for r in found.rows])
+
+
+def model_caption(name: str) -> str:
+    m = MODELS[name]
+    return t("pl_model_caption", params=number(m.params / 1e9), layers=m.layers,
+             kv=number(m.kv_bytes_per_token(2) / 1024))
+
