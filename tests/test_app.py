@@ -605,3 +605,17 @@ def test_the_lab_runs_on_a_real_gpu_and_sizes_its_kv_cache_from_memory():
     assert not at.exception, at.exception
     assert any("no fp8 tensor cores" in e.value for e in at.error)
     assert at.session_state["lab"].settings.precision == "fp8"
+
+
+def test_the_capacity_lab_sweeps_on_a_real_gpu_in_ms():
+    at = open_page("pages/capacity_lab.py")
+    at.radio(key="w_sw_cost").set_value("roofline").run()
+    at.selectbox(key="w_sw_hardware").set_value("A100-80GB").run()
+    at.button(key="sw_run").click().run()
+    assert not at.exception, at.exception
+    result = at.session_state["sweep"].result
+    assert result.unit == "ms"
+    assert {(e.config.cost.kind, e.config.cost.hardware, e.config.cost.model) for e in result.chosen} == {
+        ("roofline", "A100-80GB", "Llama-3.1-8B")}
+    assert any("A100-80GB: 312 TFLOP/s" in c.value for c in at.caption)
+    assert figure(at, 1)["layout"]["yaxis"]["title"]["text"].endswith("ms")

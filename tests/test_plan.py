@@ -4,6 +4,7 @@ that cannot fit is named, and Ray's tasks give the local executor's rows, point 
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -121,3 +122,27 @@ def test_the_command_line_plans_and_says_the_answer(tmp_path):
     bad = subprocess.run([sys.executable, "-m", "sim", "plan", *common[:-6], "--hardware", "TPU", "--model",
                           "Llama-3.1-8B"], capture_output=True, text=True)
     assert bad.returncode == 2 and "--hardware 'TPU'" in bad.stderr and "Traceback" not in bad.stderr
+
+
+AZURE = Path(__file__).resolve().parents[2] / "shared" / "traces" / "AzureLLMInferenceTrace_conv.csv"
+
+
+@pytest.mark.skipif(not AZURE.exists(), reason="../shared/traces is absent (a user's fresh clone)")
+def test_the_readmes_h100_plan_for_the_azure_conversation_trace():
+    """The README's answer: 8 H100s (one engine at tensor parallel 8, 99.4% within the SLO); tensor parallel 4
+    keeps 53.8% on one engine and 94.8% on two; tensor parallel 2 cannot hold the 14,089-token request."""
+    out = subprocess.run([sys.executable, "-m", "sim", "plan", "--trace", str(AZURE), "--ms-per-tick", "1",
+                          "--token-budget", "8192", "--chunk-size", "2048", "--max-seqs", "256", "--block-size", "16",
+                          "--kv-admission", "overcommit", "--slo-ttft", "1000", "--slo-tpot", "25",
+                          "--model", "Llama-3.1-70B", "--hardware", "H100", "--tp", "2,4,8", "--replicas", "1:16",
+                          "--json"], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    plan = json.loads(out.stdout)
+    best = plan["cheapest"]
+    assert (best["replicas"], best["tp"], best["gpus"], f"{best['attainment']:.1%}") == (1, 8, 8, "99.4%")
+    tp4 = {r["replicas"]: f"{r['attainment']:.1%}" for r in plan["rows"] if r["tp"] == 4}
+    assert (tp4[1], tp4[2]) == ("53.8%", "94.8%")
+    assert "14,089" in plan["unfit"]["H100 x2 budget 8192"]
+    readme = " ".join((Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8").split())
+    assert ("8 H100s, one engine at tensor parallel 8, with 99.4% of requests within the SLO. One engine at tensor "
+            "parallel 4 keeps 53.8%, two keep 94.8%") in readme and "longest request (14,089 tokens)" in readme

@@ -92,7 +92,8 @@ def test_more_work_never_takes_less_time_and_more_gpus_or_fp8_take_less():
 
 def test_the_kv_cache_is_what_the_weights_leave():
     """Llama-3.1-8B on one H100 at 90%: 72 GB less 16.06 GB of weights, at 128 KiB a token, 16 tokens a block."""
-    assert kv_blocks("H100", "Llama-3.1-8B", 1, "bf16", 16, 0.9) == int((72e9 - 8_030_261_248 * 2) // (131072 * 16))
+    assert kv_blocks("H100", "Llama-3.1-8B", 1, "bf16", 16, 0.9) == int((72e9 - 8_030_261_248 * 2) // (131072 * 16)) \
+        == 26_674  # (the README's figure)
     # Tensor parallel 2 splits the weights and the KV heads: each GPU holds half of each token's KV.
     assert kv_blocks("H100", "Llama-3.1-8B", 2, "bf16", 16, 0.9) == int((72e9 - 8_030_261_248) // (65536 * 16))
     with pytest.raises(HardwareError, match="raise --tp"):
@@ -174,3 +175,39 @@ def test_a_layers_matrix_multiplications_on_an_h100_are_within_20_percent_of_vid
     layer = (m.attention_params + m.mlp_params) / tp
     seconds = max(2 * layer * tokens / r.compute_rate, 2 * layer / r.memory_rate)
     assert seconds == pytest.approx(VIDUR_H100_LAYER[tp, tokens], rel=0.2)
+
+
+def test_the_readmes_comparison_tables_are_the_rooflines():
+    """Every row of the README's two tables (Vidur's fit against the roofline, and Vidur's H100 layer profile):
+    the roofline's figure to the digits written, and the difference as printed."""
+    from pathlib import Path
+    readme = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("**How close it comes.**"):readme.index("Where the roofline is known")]
+    rows = [[cell.strip() for cell in line.strip("|").split("|")] for line in section.splitlines()
+            if line.startswith("| ") and not line.startswith("| batch") and not line.startswith("| tensor")]
+    assert len(rows) == 13
+
+    def value(text: str) -> float:
+        return float(text.replace(",", ""))
+
+    checked = 0
+    for name, published, shown, difference in rows:
+        if name.startswith("prefill of"):
+            tokens = int(name.split()[2].replace(",", ""))
+            mine, theirs = prefill_time(VIDUR_70B, tokens), vidur(tokens, 0)
+        elif "decode" in name:
+            count, context = int(name.split()[0]), int(name.split()[-1].replace(",", ""))
+            mine, theirs = decode_time(VIDUR_70B, count, context), vidur(0, count)
+        else:
+            tp, tokens = (int(v.replace(",", "")) for v in name.split(", "))
+            r, m = roofline("H100", "Llama-2-70B", tp, "bf16"), MODELS["Llama-2-70B"]
+            layer = (m.attention_params + m.mlp_params) / tp
+            mine = max(2 * layer * tokens / r.compute_rate, 2 * layer / r.memory_rate)
+            theirs = VIDUR_H100_LAYER[tp, tokens]
+        assert value(shown) == pytest.approx(mine, rel=0.005), name
+        assert value(published) == pytest.approx(theirs, rel=0.005), name
+        assert difference.replace("−", "-") == f"{mine / theirs - 1:+.0%}", name
+        checked += 1
+    assert checked == 13
+    mixed = VIDUR_70B.time(2048 + 64, 65, (2048 * 2049 / 2, 2048), (64 * 1024, 64 * 1025))
+    assert f"is {(mixed - prefill_time(VIDUR_70B, 2048)) / 64:.3f} ms, against" in readme

@@ -11,7 +11,9 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 # The tokenizer's training script needs the `tokenizers` library of requirements-dev.txt: the app only reads the
 # file it wrote (sim.trace.chat), so the script is held to the test tools' requirements, not the app's.
-DEV_TOOLS = [ROOT / "gpu_demo" / "train_tokenizer.py"]
+# Likewise the planner's Ray executor (`python -m sim plan --executor ray`): Ray is a test and cluster dependency,
+# imported only when asked for; the app never imports it.
+DEV_TOOLS = [ROOT / "gpu_demo" / "train_tokenizer.py", ROOT / "sim" / "report" / "ray_points.py"]
 APP = [ROOT / "app.py", ROOT / "classroom.py", ROOT / "serve.py",
        *(path for folder in ("pages", "ui", "sim", "gpu_demo") for path in (ROOT / folder).rglob("*.py")
          if path not in DEV_TOOLS)]
@@ -95,6 +97,7 @@ def test_every_import_is_installed_by_its_requirements_file(paths, requirements,
 
 def test_the_app_does_not_import_the_test_tools():
     assert not set(third_party_imports(APP)) & TEST_TOOLS
+    assert "ray" not in third_party_imports(APP)  # (nor Ray: only sim/report/ray_points.py, when asked for)
 
 
 def test_the_readme_commands_install_each_kind_and_ci_runs_the_test_command():

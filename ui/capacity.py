@@ -78,8 +78,8 @@ class SweepResult:
 
     @property
     def unit(self) -> str:
-        """The unit of its times: ms under a measured profile, else ticks."""
-        return "ms" if self.chosen and self.chosen[0].config.cost.kind == "profile" else "tick"
+        """The unit of its times: ms under a measured profile or a real GPU, else ticks."""
+        return self.chosen[0].config.cost.unit if self.chosen else "tick"
 
     def stale(self, trace: Trace | None, chosen: list[Entry], parameter: str, values: list | None) -> bool:
         """Whether it was run from other inputs than the page now holds."""
@@ -101,6 +101,9 @@ class CapacityState:
     policies_now: pd.DataFrame | None = None  # as edited: what runs
     source: str = "generated"
     cost: str = "ticks"
+    hardware: str = "H100"  # the roofline's (cost "roofline")
+    model: str = "Llama-3.1-8B"
+    tp: int = 1
     first: str = "decode"
     slo_ttft: float = DEFAULT_SLO[0]
     slo_tpot: float = DEFAULT_SLO[1]

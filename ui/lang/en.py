@@ -1053,7 +1053,9 @@ TEXTS = {
     "sw_target": "Attainment target",
     "sw_cost_help": (
         "Ticks: every iteration one tick. Measured profile: each iteration takes the time the real engine took on "
-        "this machine for a batch of that shape; arrivals and latencies are then in ms."),
+        "this machine for a batch of that shape. A real GPU: each iteration takes a real model's roofline time on a real "
+        "GPU. Under either, arrivals and latencies are in ms."),
+    "sw_cost_roofline_note": "Each tick of the trace is read as 1 ms.",
     "sw_cost_profile_note": "The sweep runs as this machine would serve it: each tick of the trace is read as 1 ms.",
     "sw_target_help": "The knee is the largest load at which at least this share of requests meets every SLO.",
     "sw_sweep": "3. The sweep",

@@ -1015,7 +1015,8 @@ TEXTS = {
     "sw_target": "达标率目标",
     "sw_cost_help": (
         "Tick：每次 iteration 一个 tick。实测 profile：每次 iteration 耗时为真实引擎在本机上处理该形状 batch "
-        "的时间；此时到达与延迟都以毫秒计。"),
+        "的时间。真实 GPU：每次 iteration 耗时为真实模型在真实 GPU 上的 roofline 时间。两者下到达与延迟都以毫秒计。"),
+    "sw_cost_roofline_note": "trace 中的每个 tick 按 1 毫秒解释。",
     "sw_cost_profile_note": "扫描按本机实际服务的方式运行：trace 中的每个 tick 按 1 毫秒解释。",
     "sw_target_help": "拐点是至少这一比例的请求满足全部 SLO 时的最大负载。",
     "sw_sweep": "3. 扫描",
