@@ -116,7 +116,8 @@ def _parser() -> Parser:
     plan.add_argument("--tp", type=_wholes, default=(1,), dest="tps", help="tensor-parallel widths to try: 1,2,4")
     plan.add_argument("--replicas", type=_range, default=(1, 16), help="replicas to search: LOW:HIGH (1:16)")
     plan.add_argument("--budgets", type=_wholes, help="token budgets to try (default: --token-budget)")
-    plan.add_argument("--router", default="least-requests", help="how each fleet places requests")
+    plan.add_argument("--router", type=_names, default=("least-requests",), dest="routers",
+                      help="how each fleet places requests: a comma list to try several (least-requests)")
     plan.add_argument("--price", type=_prices, default=(), help="GPU-hour prices: H100=2.5,A100-80GB=1.8 "
                       "(default: cost counts GPUs)")
     plan.add_argument("--target", type=float, default=0.9, help="SLO attainment a configuration must keep (0-1)")
@@ -245,7 +246,7 @@ def _plan(args) -> str:
 
     config, policy = config_and_policy(args)
     ask = Ask(args.plan_model, args.gpus, args.tps, args.replicas, args.budgets or (config.token_budget,), args.target,
-              args.router, args.price, args.gpu_memory_utilization, args.plan_precision)
+              args.routers, args.price, args.gpu_memory_utilization, args.plan_precision)
     trace = load_trace(args)
     if args.executor == "ray":
         from .report.ray_points import ray_runner

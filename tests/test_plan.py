@@ -119,6 +119,13 @@ def test_the_command_line_plans_and_says_the_answer(tmp_path):
     document = json.loads(subprocess.run([sys.executable, "-m", "sim", "plan", *common, "--json"],
                                          capture_output=True, text=True).stdout)
     assert document["cost_unit"] == "GPUs" and document["cheapest"] in document["rows"]
+    routed = json.loads(subprocess.run([sys.executable, "-m", "sim", "plan", *common, "--router",
+                                        "least-requests,round-robin", "--json"], capture_output=True, text=True).stdout)
+    assert {(r["hardware"], r["router"]) for r in routed["rows"] if r["replicas"] == 1} == {
+        (g, r) for g in ("L4", "H100") for r in ("least-requests", "round-robin")}
+    out = subprocess.run([sys.executable, "-m", "sim", "plan", *common, "--router", "nearest"], capture_output=True,
+                         text=True)
+    assert out.returncode == 2 and "--router 'nearest'" in out.stderr
     bad = subprocess.run([sys.executable, "-m", "sim", "plan", *common[:-6], "--hardware", "TPU", "--model",
                           "Llama-3.1-8B"], capture_output=True, text=True)
     assert bad.returncode == 2 and "--hardware 'TPU'" in bad.stderr and "Traceback" not in bad.stderr

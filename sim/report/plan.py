@@ -1,11 +1,11 @@
 """The capacity planner (`python -m sim plan`): which GPUs, how many, and how split, serve a trace within its SLO.
 
-A configuration is a GPU, a tensor-parallel width, a number of replicas behind a router and a token budget, all
+A configuration is a GPU, a tensor-parallel width, a number of replicas behind a router, and a token budget, all
 running one model under the roofline cost model (sim.core.hardware), each replica's KV cache sized from what the
 weights leave of its GPUs' memory. A point is one ordinary simulation of the trace (sim.report.sweep.point) on
 that fleet, at the trace's own rate.
 
-The search: for each family (GPU, tensor parallel, budget) the fewest replicas in the range that keep the SLO
+The search: for each family (GPU, tensor parallel, budget, router) the fewest replicas in the range that keep the SLO
 attainment at the target, found by doubling from the range's low end and then bisecting (attainment grows with
 replicas: more engines, each with fewer requests), a round at a time, every family's next point in the same round
 so that they run side by side. A family whose KV cache cannot hold the trace's longest request does not run, as
@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 
 from ..core.cluster import Routing
-from ..core.config import Config, CostModel, Policy
+from ..core.config import Config, ConfigError, CostModel, Policy
 from ..core.hardware import GPUS, MODELS, HardwareError, kv_blocks
 from ..trace.trace import Trace
 from .export import table
@@ -38,20 +38,24 @@ class PlanError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Family:
-    """A GPU, a tensor-parallel width and a token budget: the configurations that differ only in replicas."""
+    """A GPU, a tensor-parallel width, a token budget and a router: the configurations that differ only in
+    replicas. Its label names the router only when the plan tries several."""
     hardware: str
     tp: int
     token_budget: int
+    router: str = "least-requests"
+    routers: int = 1  # how many routers the plan tries
 
     @property
     def label(self) -> str:
-        return f"{self.hardware} x{self.tp} budget {self.token_budget}"
+        routed = f" {self.router}" if self.routers > 1 else ""
+        return f"{self.hardware} x{self.tp} budget {self.token_budget}{routed}"
 
 
 @dataclass(frozen=True, slots=True)
 class Ask:
     """What the planner searches: the model, the families' parts, the replicas' range, the target attainment of
-    the config's SLO, the router, the GPU-hour prices (empty: cost counts GPUs), the share of memory weights and
+    the config's SLO, the routers, the GPU-hour prices (empty: cost counts GPUs), the share of memory weights and
     KV cache may use, and the precision."""
     model: str
     hardware: tuple[str, ...]
@@ -59,13 +63,14 @@ class Ask:
     replicas: tuple[int, int] = (1, 16)
     budgets: tuple[int, ...] = (8192,)
     target: float = 0.9
-    router: str = "least-requests"
+    routers: tuple[str, ...] = ("least-requests",)
     prices: tuple[tuple[str, float], ...] = ()
     memory_utilization: float = 0.9
     precision: str = "bf16"
 
     def families(self) -> list[Family]:
-        return [Family(h, tp, b) for h in self.hardware for tp in self.tps for b in self.budgets]
+        return [Family(h, tp, b, r, len(self.routers)) for h in self.hardware for tp in self.tps for b in self.budgets
+                for r in self.routers]
 
     def cost(self, family: Family, replicas: int) -> float:
         gpus = family.tp * replicas
@@ -84,6 +89,11 @@ def check(ask: Ask, config: Config) -> None:
         raise PlanError(f"--replicas {low}:{high}: a range LOW:HIGH with 1 <= LOW <= HIGH")
     if any(tp < 1 for tp in ask.tps) or any(b < 1 for b in ask.budgets):
         raise PlanError("--tp and --budgets take whole numbers >= 1")
+    for router in ask.routers:
+        try:
+            Routing(1, router)
+        except ConfigError as error:
+            raise PlanError(f"--router {router!r}: {error}") from None
     if not 0 < ask.target <= 1:
         raise PlanError(f"--target {ask.target}: an attainment above 0 and at most 1")
     missing = [h for h in ask.hardware if ask.prices and h not in dict(ask.prices)]
@@ -106,7 +116,7 @@ def entry(ask: Ask, family: Family, config: Config, policy: Policy, longest: int
         return (f"its KV cache holds {blocks * config.block_size:,} tokens, fewer than the longest request's "
                 f"{longest:,} (vLLM would not start): raise --tp")
     return Entry(family.label, replace(config, token_budget=family.token_budget, cost=cost, kv_blocks=blocks), policy,
-                 Routing(1, ask.router))
+                 Routing(1, family.router))
 
 
 def run_point(job: tuple[Trace, Entry, int]) -> dict:
@@ -193,7 +203,8 @@ def _next(fail: int, keep: int | None, low: int, high: int) -> int | None:
 
 
 def _described(row: dict, ask: Ask, family: Family, replicas: int) -> dict:
-    return {"hardware": family.hardware, "tp": family.tp, "token_budget": family.token_budget, "replicas": replicas,
+    return {"hardware": family.hardware, "tp": family.tp, "token_budget": family.token_budget,
+            "router": family.router, "replicas": replicas,
             "gpus": family.tp * replicas, "cost": ask.cost(family, replicas),
             "keeps": not row["error"] and row["attainment"] >= ask.target} | row
 
@@ -216,18 +227,19 @@ def _cost_text(cost: float, priced: bool) -> str:
 def plan_text(found: Plan, ask: Ask) -> str:
     """The answer in words, then every point simulated and the front, as tables."""
     lines = []
-    best = found.cheapest
+    best, routed = found.cheapest, len(ask.routers) > 1
     if best is None:
         lines.append(f"No configuration tried keeps {ask.target:.0%} of requests within the SLO: widen --replicas, "
                      "try more --tp or a bigger GPU.")
     else:
         price = f", {_cost_text(best['cost'], True)}" if found.priced else ""
+        behind = f" behind {best['router']}" if routed else ""
         lines.append(f"Cheapest within the SLO: {best['replicas']} x {best['hardware']} x{best['tp']} (tensor "
-                     f"parallel), budget {best['token_budget']:,}: {best['gpus']} GPUs{price}; "
+                     f"parallel){behind}, budget {best['token_budget']:,}: {best['gpus']} GPUs{price}; "
                      f"{best['attainment']:.1%} of requests within the SLO, goodput {best['goodput'] * 1000:.3g} "
                      f"req/s, TTFT p90 {best['ttft_p90']:.4g} ms, TPOT p90 {best['tpot_p90']:.4g} ms.")
-    columns = ["hardware", "tp", "token_budget", "replicas", "gpus", "cost", "attainment", "goodput req/s",
-               "ttft_p90 ms", "tpot_p90 ms", "keeps", "error"]
+    columns = ["hardware", "tp", "token_budget", *(["router"] if routed else []), "replicas", "gpus", "cost",
+               "attainment", "goodput req/s", "ttft_p90 ms", "tpot_p90 ms", "keeps", "error"]
 
     def cells(row: dict) -> list[str]:
         if row["error"]:
@@ -235,7 +247,8 @@ def plan_text(found: Plan, ask: Ask) -> str:
         else:
             numbers = [f"{row['attainment']:.1%}", f"{row['goodput'] * 1000:.3g}", f"{row['ttft_p90']:.4g}",
                        f"{row['tpot_p90']:.4g}"]
-        return [row["hardware"], str(row["tp"]), str(row["token_budget"]), str(row["replicas"]), str(row["gpus"]),
+        return [row["hardware"], str(row["tp"]), str(row["token_budget"]), *([row["router"]] if routed else []),
+                str(row["replicas"]), str(row["gpus"]),
                 _cost_text(row["cost"], found.priced), *numbers, "yes" if row["keeps"] else "no", row["error"][:60]]
     lines += ["", "Every configuration simulated:", table(columns, [cells(r) for r in found.rows])]
     lines += ["", "Pareto front (cost against goodput):", table(columns, [cells(r) for r in found.front])]
