@@ -17,8 +17,8 @@ lab_state.init()
 state = planner.state()
 
 st.title(t("pl_title"))
-st.markdown(t("pl_intro"))
-with presenter.options(t("presenter_options")):
+with presenter.options(t("presenter_options")):  # on a projector, folded: the chart of the plan on the first screen
+    st.markdown(t("pl_intro"))
     st.header(t("pl_trace"), divider="gray")
     state.source = kept(st.radio, t("pl_source"), "pl_source", state.source, horizontal=True,
                         options=("generated", "lab"), format_func=lambda k: t(f"pl_source_{k}"))
@@ -106,8 +106,11 @@ if state.shown is None:
 
 found = state.shown[1]
 st.header(t("pl_answer_title"), divider="gray")
-st.markdown(planner.answer(found))
+if not presenter.on():  # (on a projector the picture first, the answer told under it)
+    st.markdown(planner.answer(found))
 st.plotly_chart(planner.chart(found), key="pl_chart", config={"displaylogo": False})
+if presenter.on():
+    st.markdown(planner.answer(found))
 st.caption(t("pl_chart_caption"))
 for label, why in found.unfit.items():
     st.warning(t("pl_unfit", family=label, why=why))

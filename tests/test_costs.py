@@ -147,3 +147,36 @@ def test_the_readmes_figures_are_the_pages_own():
         assert figure in told, figure
         number = re.sub(r"[^\d.,%+]", " ", figure).split()[0].rstrip(".,")
         assert number in stories, figure
+
+
+@pytest.fixture(scope="module")
+def on_a_real_gpu():
+    return {"jitter": costs.jitter("real"), "hol": costs.hol("real"), "kv": costs.kv_pressure("real")}
+
+
+def test_on_a_real_gpu_the_lessons_costs_show_at_real_sizes(on_a_real_gpu):
+    """Llama-3.1-8B on one L4 under the roofline: a decode step takes the weights' read (16 GB at 75% of 300 GB/s,
+    71 ms) and more; a long prompt's prefill still makes the stream stutter, and chunks cut it; strict order blocks
+    short prompts behind long ones; the cache 75% of the memory leaves makes overcommit preempt."""
+    plain, chunked = on_a_real_gpu["jitter"]
+    itl = plain.metrics.percentiles["itl"]
+    assert 71 < itl[50] < 90 and itl[99] > 1.5 * itl[50]
+    assert chunked.metrics.percentiles["itl"][99] < itl[99]
+    assert plain.schedule.config.cost.label == "Llama-3.1-8B on 1 x L4 (bf16)"
+    strict, skip, _ = on_a_real_gpu["hol"]
+    assert median(costs.queue_times(strict)[0]) > 100 * median(costs.queue_times(skip)[0])
+    reserve, overcommit = on_a_real_gpu["kv"]
+    assert reserve.schedule.config.kv_blocks == costs.kv_cache_blocks("real") == 924
+    assert reserve.metrics.preemptions == 0 < overcommit.metrics.preemptions
+    assert overcommit.metrics.percentiles["ttft"][99] < reserve.metrics.percentiles["ttft"][99]
+
+
+def test_the_page_switches_lessons_2_to_5_to_a_real_gpu():
+    at = open_page("pages/costs.py")
+    at.radio(key="cost_hardware").set_value("real").run()
+    assert not at.exception, at.exception
+    assert any("924 blocks of 16 tokens" in c.value and "L4: 121 TFLOP/s" in c.value for c in at.caption)
+    told = lessons.lessons("en", False, "real")
+    kv = next(lesson for lesson in told if lesson.key == "kv")
+    assert "a KV cache of 924 blocks (14,784 tokens)" in kv.story
+    assert any("a KV cache of 924 blocks" in m.value for m in at.markdown)

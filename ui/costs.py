@@ -29,6 +29,7 @@ import pandas as pd
 from sim.core.config import COST_PRESETS, Config, CostModel, Policy
 from sim.core.engine import run as run_scheduler
 from sim.core.engine import simulate
+from sim.core.hardware import kv_blocks
 from sim.core.moe import MoE
 from sim.core.policies import make_scheduler
 from sim.core.schedule import Schedule
@@ -44,8 +45,13 @@ from .numbers import duration, number, quantity, share
 # the seed's tick; its arrivals are read as ticks of that length.
 EXAMPLE_COST = CostModel("linear", c0=5.0, c_prefill=2.0, c_decode=1.0, c_attn=0.0)
 MS_PER_TICK = 6
-# Lessons 2-5: a small GPU's coefficients (sim.core.config.COST_PRESETS).
+# Lessons 2-5: a small GPU's coefficients (sim.core.config.COST_PRESETS), or, on the page's switch, a real model on a
+# real GPU under the roofline (sim.core.hardware): Llama-3.1-8B on one L4, whose KV cache in lesson 4 is what the
+# weights leave of 75% of its memory (vLLM's --gpu-memory-utilization 0.75: other work shares the GPU).
 GPU = COST_PRESETS["small-gpu"]
+REAL_GPU = CostModel("roofline", hardware="L4", model="Llama-3.1-8B")
+REAL_UTILIZATION = 0.75
+HARDWARE = ("teaching", "real")  # the page's switch: the lessons' GPU
 LONG_PROMPT = 1000  # lesson 3: every tenth request carries a prompt this long, under a budget of 1,024
 
 
@@ -103,8 +109,13 @@ def jitter_trace() -> Trace:
     return generate(300, 0.004, LogNormal(200, 0.8), Uniform(20, 200), seed=1)
 
 
-def jitter() -> list[Variant]:
-    return run_variants(jitter_trace(), Config(4096, cost=GPU), {
+def lesson_cost(hardware: str = "teaching") -> CostModel:
+    """Lessons 2-5's cost model: the teaching GPU's linear model, or the real GPU's roofline."""
+    return REAL_GPU if hardware == "real" else GPU
+
+
+def jitter(hardware: str = "teaching") -> list[Variant]:
+    return run_variants(jitter_trace(), Config(4096, cost=lesson_cost(hardware)), {
         "cost_continuous": Policy("continuous"), "cost_chunk128": Policy("continuous", chunk_size=128)})
 
 
@@ -115,8 +126,8 @@ def hol_trace() -> Trace:
                       "output": r.output} for i, r in enumerate(base)])
 
 
-def hol() -> list[Variant]:
-    return run_variants(hol_trace(), Config(1024, cost=GPU), {
+def hol(hardware: str = "teaching") -> list[Variant]:
+    return run_variants(hol_trace(), Config(1024, cost=lesson_cost(hardware)), {
         "cost_fcfs": Policy("continuous", order="fcfs"), "cost_skip": Policy("continuous", order="fcfs-skip"),
         "cost_fcfs_chunk": Policy("continuous", order="fcfs", chunk_size=128)})
 
@@ -128,11 +139,19 @@ def queue_times(variant: Variant) -> tuple[list[float], list[float]]:
     return short, long
 
 
-KV_BLOCKS, BLOCK_SIZE = 350, 16  # lesson 4: 5,600 tokens of KV cache
+KV_BLOCKS, BLOCK_SIZE = 350, 16  # lesson 4: 5,600 tokens of KV cache (on the real GPU: what its memory leaves)
 
 
-def kv_pressure() -> list[Variant]:
-    return run_variants(jitter_trace(), Config(4096, cost=GPU, kv_blocks=KV_BLOCKS, block_size=BLOCK_SIZE), {
+def kv_cache_blocks(hardware: str = "teaching") -> int:
+    if hardware != "real":
+        return KV_BLOCKS
+    c = REAL_GPU
+    return kv_blocks(c.hardware, c.model, c.tp, c.precision, BLOCK_SIZE, REAL_UTILIZATION)
+
+
+def kv_pressure(hardware: str = "teaching") -> list[Variant]:
+    config = Config(4096, cost=lesson_cost(hardware), kv_blocks=kv_cache_blocks(hardware), block_size=BLOCK_SIZE)
+    return run_variants(jitter_trace(), config, {
         "cost_reserve": Policy("continuous", kv_admission="reserve"),
         "cost_overcommit": Policy("continuous", kv_admission="overcommit")})
 
@@ -154,11 +173,11 @@ class Work:
         return 2 * self.joins
 
 
-def scheduler_work(repeats: int = 3) -> list[Work]:
+def scheduler_work(repeats: int = 3, hardware: str = "teaching") -> list[Work]:
     """Static against continuous batching on the jitter trace, each planned one iteration at a time (no merged
     ticks: the work a real scheduler does). The planning time is measured: median of `repeats` runs, after a
     warm-up run (the page's runs are made once, when the server starts: ui/lessons.py)."""
-    trace, config = jitter_trace(), Config(4096, cost=GPU)
+    trace, config = jitter_trace(), Config(4096, cost=lesson_cost(hardware))
     out = []
     for key, policy in (("cost_static", Policy("static")), ("cost_continuous", Policy("continuous"))):
         timings = []
@@ -279,11 +298,11 @@ def hol_lesson(variants: list[Variant]) -> Lesson:
 
 def kv_lesson(variants: list[Variant]) -> Lesson:
     reserve, overcommit = variants
-    m = overcommit.metrics
+    m, blocks = overcommit.metrics, reserve.schedule.config.kv_blocks
     figures = {"preemptions": number(m.preemptions), "recomputed": number(m.recomputed_tokens),
                "ttft": duration(m.percentiles["ttft"][99]),
-               "ttft_reserve": duration(reserve.metrics.percentiles["ttft"][99]), "blocks": number(KV_BLOCKS),
-               "tokens": number(KV_BLOCKS * BLOCK_SIZE), "share": share(m.recomputed_tokens / m.prefill_tokens)}
+               "ttft_reserve": duration(reserve.metrics.percentiles["ttft"][99]), "blocks": number(blocks),
+               "tokens": number(blocks * BLOCK_SIZE), "share": share(m.recomputed_tokens / m.prefill_tokens)}
     figure = panels.kv_totals([(t(v.key), v.schedule) for v in variants], t("cost_kv_title"),
                               t("cost_kv_named", **figures))
     rows = {"cost_col_preemptions": lambda v: number(v.metrics.preemptions),

@@ -13,18 +13,19 @@ KEYS = ("interference", "jitter", "hol", "kv", "work", "moe", "stream", "lpm")  
 
 
 @st.cache_data(show_spinner=False)
-def runs() -> dict[str, object]:
-    """Every lesson's simulations, by lesson."""
-    return {"interference": costs.interference(), "ticks": costs.example_ticks(), "jitter": costs.jitter(),
-            "hol": costs.hol(), "kv": costs.kv_pressure(), "work": costs.scheduler_work(), "moe": costs.moe_run(),
+def runs(hardware: str = "teaching") -> dict[str, object]:
+    """Every lesson's simulations, by lesson; lessons 2-5 on the teaching GPU or the real one (costs.HARDWARE)."""
+    return {"interference": costs.interference(), "ticks": costs.example_ticks(), "jitter": costs.jitter(hardware),
+            "hol": costs.hol(hardware), "kv": costs.kv_pressure(hardware),
+            "work": costs.scheduler_work(hardware=hardware), "moe": costs.moe_run(),
             "stream": stream_lesson.stream_runs(), "lpm": prefix_lesson.lpm_runs()}
 
 
 @st.cache_data(show_spinner=False)
-def lessons(lang: str, presenting: bool) -> list[costs.Lesson]:
+def lessons(lang: str, presenting: bool, hardware: str = "teaching") -> list[costs.Lesson]:
     """Every lesson. The text and charts are made as the caller's session has them: in its language `lang`, with
-    presenter mode's sizes if `presenting` (both part of the cache key)."""
-    made = runs()
+    presenter mode's sizes if `presenting`, lessons 2-5 on `hardware` (all three part of the cache key)."""
+    made = runs(hardware)
     return [costs.interference_lesson(made["interference"], made["ticks"]), costs.jitter_lesson(made["jitter"]),
             costs.hol_lesson(made["hol"]), costs.kv_lesson(made["kv"]), costs.work_lesson(made["work"]),
             costs.moe_lesson(made["moe"]), stream_lesson.stream_lesson(made["stream"]),

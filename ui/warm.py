@@ -18,7 +18,7 @@ from streamlit.logger import get_logger
 from sim.core.config import Config
 from sim.trace.trace import SEED_BUDGET
 
-from . import capacity, fleet, lessons, planner, presenter, real_model, runs
+from . import capacity, costs, fleet, lessons, planner, presenter, real_model, runs
 from .i18n import LANGUAGES, language, speaking
 from .lab_state import LabSettings
 
@@ -39,8 +39,9 @@ def lab_runs() -> None:
 
 
 def cost_lessons() -> None:
-    """What it costs."""
-    lessons.lessons(language(), presenter.on())
+    """What it costs, its lessons on the teaching GPU and on the real one."""
+    for hardware in costs.HARDWARE:
+        lessons.lessons(language(), presenter.on(), hardware)
 
 
 def fleet_lessons() -> None:

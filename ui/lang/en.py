@@ -550,13 +550,11 @@ TEXTS = {
         "along it buys goodput with money; a point below it is beaten by one on it."),
     "pl_unfit": "{family} cannot run: {why}",
     "pl_col_fleet": "fleet",
-    "pl_fleet_cell": "{replicas} × {gpu} (TP {tp})",
-    "pl_col_gpus": "GPUs",
+    "pl_fleet_cell": "{replicas} × {gpu} (TP {tp}): {gpus}",
     "pl_col_cost": "cost",
     "pl_col_attainment": "within SLO",
     "pl_col_goodput": "goodput (req/s)",
-    "pl_col_ttft": "TTFT p90 (ms)",
-    "pl_col_tpot": "TPOT p90 (ms)",
+    "pl_col_p90": "p90 TTFT / TPOT (ms)",
     "pl_download": "Download every fleet (CSV)",
     "pl_model_caption": "{params} billion weights, {layers} layers, {kv} KiB of KV cache a token (bf16).",
     "pl_honest": (
@@ -870,6 +868,13 @@ TEXTS = {
         "milliseconds, as on a real server: **c0 + c_prefill × prefill tokens + c_decode × decoding requests "
         "+ c_attn × context read**. Eight costs, each on a trace that shows it, each named on its chart with "
         "its figure. (Lesson 1 reads the worked example's ticks as {ms} ms each.)"),
+    "cost_hardware": "Lessons 2–5 run on",
+    "cost_hardware_teaching": "a teaching GPU (the linear model)",
+    "cost_hardware_real": "a real GPU: Llama-3.1-8B on one L4 (roofline)",
+    "cost_hardware_note": (
+        "The same traces on a real model and GPU, at real sizes. Lesson 4's KV cache is what the weights leave of "
+        "{utilization} of the L4's memory (vLLM's --gpu-memory-utilization, other work sharing the GPU): {blocks} "
+        "blocks of 16 tokens."),
     "cost_back": "Back to the worked example",
     "cost_running": "Simulating the eight lessons…",
     "cost_download": "Download this table (CSV)",

@@ -528,13 +528,11 @@ TEXTS = {
         "的某个点超过。"),
     "pl_unfit": "{family} 无法运行：{why}",
     "pl_col_fleet": "集群",
-    "pl_fleet_cell": "{replicas} × {gpu}（TP {tp}）",
-    "pl_col_gpus": "GPU 数",
+    "pl_fleet_cell": "{replicas} × {gpu} (TP {tp})：{gpus}",
     "pl_col_cost": "成本",
     "pl_col_attainment": "满足 SLO",
     "pl_col_goodput": "goodput（/秒）",
-    "pl_col_ttft": "TTFT p90 (ms)",
-    "pl_col_tpot": "TPOT p90 (ms)",
+    "pl_col_p90": "p90 TTFT / TPOT (ms)",
     "pl_download": "下载所有集群（CSV）",
     "pl_model_caption": "{params} 十亿个权重，{layers} 层，每个 token 的 KV cache 为 {kv} KiB（bf16）。",
     "pl_honest": (
@@ -832,6 +830,12 @@ TEXTS = {
         "token 数 + c_decode × decode 请求数 + c_attn × "
         "读取的上下文**。下面八种代价，各用一条能显出它的 trace，并在图上标出名称和数值。（第 "
         "1 课把示例的每个 tick 读作 {ms} 毫秒。）"),
+    "cost_hardware": "第 2–5 课运行在",
+    "cost_hardware_teaching": "教学用 GPU（线性模型）",
+    "cost_hardware_real": "真实 GPU：一块 L4 上的 Llama-3.1-8B（roofline）",
+    "cost_hardware_note": (
+        "同样的 trace，换成真实模型和 GPU、真实规模。第 4 课的 KV cache 是 L4 显存的 {utilization}（vLLM 的 "
+        "--gpu-memory-utilization，其他任务共用这块 GPU）扣除权重后剩下的部分：{blocks} 个块，每块 16 个 token。"),
     "cost_back": "回到示例推演",
     "cost_running": "正在模拟八节课……",
     "cost_download": "下载此表（CSV）",
