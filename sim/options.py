@@ -253,8 +253,6 @@ def config_and_policy(args) -> tuple[Config, Policy]:
             raise InputError("--hardware and --model are a cost model of their own: leave out --cost-model, "
                              "--cost-preset, --cost-profile and the linear coefficients")
         given["cost_kind"] = "roofline"
-    elif given.get("cost_kind") == "roofline":
-        raise InputError("a roofline needs both --hardware and --model (python -m sim hardware lists them)")
     config, policy = _built(args, given)
     if auto:
         config = replace(config, kv_blocks=auto_kv_blocks(config, args.gpu_memory_utilization))
