@@ -59,11 +59,13 @@ with presenter.options(t("presenter_options")):  # on a projector, folded: the c
     m1.caption(planner.model_caption(state.model))
     state.gpus = kept(m2.multiselect, t("pl_gpus_label"), "pl_gpus", state.gpus, options=list(GPUS))
     state.tps = kept(m3.multiselect, t("cfg_tp"), "pl_tps", state.tps, options=list(planner.TPS))
-    r1, r2, r3 = st.columns(3)
+    r1, r2, r3, r4 = st.columns(4)
     state.replicas = kept(r1.slider, t("pl_replicas"), "pl_replicas", state.replicas, min_value=1, max_value=32)
     state.budget = kept(r2.selectbox, t("pl_budget"), "pl_budget", state.budget, options=list(planner.BUDGETS),
                         format_func=number)
-    state.priced = kept(r3.toggle, t("pl_priced"), "pl_priced", state.priced, help=t("pl_priced_help"))
+    state.splits = kept(r3.multiselect, t("pl_splits"), "pl_splits", state.splits, options=list(planner.SPLITS),
+                        help=t("pl_splits_help"))
+    state.priced = kept(r4.toggle, t("pl_priced"), "pl_priced", state.priced, help=t("pl_priced_help"))
     if state.priced and state.gpus:
         for column, gpu in zip(st.columns(len(state.gpus)), state.gpus):
             state.prices[gpu] = kept(column.number_input, t("pl_price", gpu=gpu), f"pl_price_{gpu}",

@@ -67,6 +67,16 @@ def _range(text: str) -> tuple[int, int]:
         raise argparse.ArgumentTypeError(f"{text!r}: LOW:HIGH, such as 1:16") from None
 
 
+def _ratios(text: str) -> tuple[tuple[int, int], ...]:
+    try:
+        ratios = tuple(tuple(int(v) for v in part.split(":")) for part in text.split(",") if part.strip())
+    except ValueError:
+        ratios = ((0,),)
+    if not ratios or any(len(r) != 2 or min(r) < 1 for r in ratios):
+        raise argparse.ArgumentTypeError(f"{text!r}: PREFILL:DECODE ratios of whole numbers >= 1, such as 1:1,1:2")
+    return tuple(dict.fromkeys(ratios))
+
+
 def _prices(text: str) -> tuple[tuple[str, float], ...]:
     prices = []
     for part in filter(None, (p.strip() for p in text.split(","))):
@@ -118,6 +128,8 @@ def _parser() -> Parser:
     plan.add_argument("--budgets", type=_wholes, help="token budgets to try (default: --token-budget)")
     plan.add_argument("--router", type=_names, default=("least-requests",), dest="routers",
                       help="how each fleet places requests: a comma list to try several (least-requests)")
+    plan.add_argument("--splits", type=_ratios, default=(), help="prefill:decode engine ratios to try beside side "
+                      "by side, such as 1:1,1:2 (a replica is then P + D engines; first tokens from the prefill)")
     plan.add_argument("--price", type=_prices, default=(), help="GPU-hour prices: H100=2.5,A100-80GB=1.8 "
                       "(default: cost counts GPUs)")
     plan.add_argument("--target", type=float, default=0.9, help="SLO attainment a configuration must keep (0-1)")
@@ -246,7 +258,7 @@ def _plan(args) -> str:
 
     config, policy = config_and_policy(args)
     ask = Ask(args.plan_model, args.gpus, args.tps, args.replicas, args.budgets or (config.token_budget,), args.target,
-              args.routers, args.price, args.gpu_memory_utilization, args.plan_precision)
+              args.routers, args.price, args.gpu_memory_utilization, args.plan_precision, args.splits)
     trace = load_trace(args)
     if args.executor == "ray":
         from .report.ray_points import ray_runner

@@ -153,3 +153,26 @@ def test_the_readmes_h100_plan_for_the_azure_conversation_trace():
     readme = " ".join((Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8").split())
     assert ("8 H100s, one engine at tensor parallel 8, with 99.4% of requests within the SLO. One engine at tensor "
             "parallel 4 keeps 53.8%, two keep 94.8%") in readme and "longest request (14,089 tokens)" in readme
+
+
+def test_a_split_family_is_searched_in_copies_of_its_prefill_and_decode_engines():
+    """Prefill:decode splits beside side by side (DistServe's lesson at real sizes): L4s decoding beside prefills
+    never keep a 100 ms TPOT, 1 prefill + 2 decode engines do from 6 copies (18 L4s), which a scan finds too; a
+    copy is P + D engines, each tp GPUs, and its point is the split run of that many engines."""
+    from sim.core.cluster import Split
+    from sim.report.plan import Family, entry, run_point
+    from sim.report.sweep import served
+    ask = Ask("Llama-3.1-8B", ("L4",), (1,), (1, 8), (4096,), 0.9, splits=((1, 2),))
+    found = search(TRACE, ask, CONFIG, Policy(), serial)
+    split_rows = [r for r in found.rows if r["split"] == "1:2"]
+    assert all(r["gpus"] == 3 * r["replicas"] == r["engines"] and r["prefill_engines"] == r["replicas"]
+               for r in split_rows)
+    assert found.cheapest["split"] == "1:2" and found.cheapest["gpus"] == 18
+    assert not any(r["keeps"] for r in found.rows if r["split"] is None)
+    longest = max(r.prompt + r.output for r in TRACE.requests)
+    one = entry(ask, Family("L4", 1, 4096, split=(1, 2)), CONFIG, Policy(), longest)
+    assert one.config.first_token == "prefill" and one.split.per_block > 0
+    scan = {n: run_point((TRACE, one, n))["attainment"] >= 0.9 for n in range(4, 8)}
+    assert min(n for n, ok in scan.items() if ok) == 6
+    metrics, _ = served(TRACE, one._replace(split=Split(6, 12, one.split.latency, one.split.per_block)))
+    assert run_point((TRACE, one, 6))["attainment"] == metrics.slo_attainment

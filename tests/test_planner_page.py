@@ -29,8 +29,11 @@ def test_the_default_plan_says_the_cheapest_fleet_and_draws_every_one(lang):
     found = plan(state.trace(), state.ask(), state.config(), lambda n: None)  # (the page's, from the cache)
     best = found.cheapest
     assert best is not None
-    said = {"en": f"Cheapest within the SLO: {best['replicas']} × {best['hardware']} at tensor parallel {best['tp']}",
-            "zh": f"满足 SLO 的最便宜方案：{best['replicas']} × {best['hardware']}，张量并行 {best['tp']}"}[lang]
+    gpus = {"en": "GPU" if best["gpus"] == 1 else "GPUs", "zh": "块 GPU"}[lang]
+    said = {"en": f"Cheapest within the SLO: {best['replicas']} × {best['hardware']} (TP {best['tp']}): "
+                  f"{best['gpus']} {gpus}",
+            "zh": f"满足 SLO 的最便宜方案：{best['replicas']} × {best['hardware']} (TP {best['tp']})："
+                  f"{best['gpus']} {gpus}"}[lang]
     assert said in words(at)
     figure = json.loads(at.get("plotly_chart")[0].proto.spec)
     markers = [trace for trace in figure["data"] if trace["mode"] == "markers"]
@@ -45,7 +48,7 @@ def test_priced_gpus_cost_dollars_and_the_cheapest_moves_with_the_prices():
     at.button(key="pl_run").click().run()
     assert not at.exception
     text = words(at)
-    assert "$" in text and "× H100" not in text.split("Cheapest within the SLO:")[1].split(".")[0]
+    assert "$" in text and "× H100" not in text.split("Cheapest within the SLO:")[1].split("**")[0]
     figure = json.loads(at.get("plotly_chart")[0].proto.spec)
     assert figure["layout"]["xaxis"]["title"]["text"] == "cost ($ an hour)"
 
@@ -66,3 +69,18 @@ def test_a_model_too_big_for_the_gpus_is_said_per_family():
     assert not at.exception
     assert any("L4 x1 budget 4096 cannot run" in w.value for w in at.warning)
     assert "No fleet tried keeps 90%" in words(at)
+
+
+def test_splits_are_tried_and_said_in_words():
+    """With 1:2 splits tried on single L4s, the cheapest fleet is a split (side by side never keeps the TPOT)."""
+    at = open_planner()
+    at.multiselect(key="w_pl_gpus").set_value(["L4"]).run()
+    at.multiselect(key="w_pl_tps").set_value([1]).run()
+    at.multiselect(key="w_pl_splits").set_value(["1:2"]).run()
+    at.button(key="pl_run").click().run()
+    assert not at.exception, at.exception
+    found = at.session_state["planner"].shown[1]
+    best = found.cheapest
+    assert best["split"] == "1:2" and not any(r["keeps"] for r in found.rows if r["split"] is None)
+    assert best["gpus"] == 3 * best["replicas"]
+    assert f"Cheapest within the SLO: {best['replicas']} × (1:2) L4 (TP 1): {best['gpus']} GPUs" in words(at)

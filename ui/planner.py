@@ -29,6 +29,7 @@ from .numbers import number, share
 
 STATE_KEY = "planner"
 TPS = (1, 2, 4, 8)
+SPLITS = ("1:1", "1:2", "1:3", "2:1")  # prefill:decode engines a copy of a split fleet
 BUDGETS = (2048, 4096, 8192, 16384)
 BLOCK = 16  # tokens a KV block holds (vLLM's default)
 CACHED = 16  # plans kept for every session
@@ -47,6 +48,7 @@ class PlannerState:
     gpus: list[str] = field(default_factory=lambda: ["L4", "A100-80GB", "H100"])
     tps: list[int] = field(default_factory=lambda: [1, 2])
     replicas: tuple[int, int] = (1, 8)
+    splits: list[str] = field(default_factory=list)  # SPLITS to try beside side by side
     budget: int = 4096
     slo_ttft: float = 1000.0
     slo_tpot: float = 100.0
@@ -63,8 +65,9 @@ class PlannerState:
 
     def ask(self) -> Ask:
         prices = tuple((g, float(self.prices[g])) for g in self.gpus) if self.priced else ()
+        splits = tuple(tuple(int(v) for v in split.split(":")) for split in self.splits)
         return Ask(self.model, tuple(self.gpus), tuple(sorted(self.tps)), tuple(self.replicas), (self.budget,),
-                   self.target / 100, prices=prices)
+                   self.target / 100, prices=prices, splits=splits)
 
     def config(self) -> Config:
         return Config(self.budget, 256, block_size=BLOCK, slo=SLO(ttft=self.slo_ttft or None,
@@ -127,34 +130,33 @@ def answer(found: Plan) -> str:
     if best is None:
         return t("pl_none", target=share(found.target))
     cost = t("pl_costing", cost=cost_text(best["cost"], True)) if found.priced else ""
-    words = t("pl_answer", replicas=best["replicas"], gpu=best["hardware"], tp=best["tp"],
-              gpus=cost_text(best["gpus"], False), cost=cost, share=share(best["attainment"]),
+    words = t("pl_answer", fleet=fleet_text(best), cost=cost, share=share(best["attainment"]),
               goodput=number(best["goodput"] * 1000), ttft=number(best["ttft_p90"]), tpot=number(best["tpot_p90"]))
     cheaper = [r for r in found.rows if not r["error"] and r["cost"] < best["cost"]]
     if cheaper:
         most = max(cheaper, key=lambda r: r["attainment"])
-        words += " " + t("pl_cheaper", replicas=most["replicas"], gpu=most["hardware"], tp=most["tp"],
-                         share=share(most["attainment"]))
+        words += " " + t("pl_cheaper", fleet=fleet_text(most), share=share(most["attainment"]))
     return words
 
 
 def chart(found: Plan) -> go.Figure:
-    """Cost against goodput: a marker a configuration (filled where it keeps the target, hollow where it misses),
-    a colour a GPU, the Pareto front as a line, the cheapest starred."""
+    """Cost against goodput: a marker a configuration (filled where it keeps the target, hollow where it misses; a
+    diamond where prefill and decode are split), a colour a GPU, the Pareto front as a line, the cheapest starred."""
     data = []
     ran = [r for r in found.rows if not r["error"]]
     for color, gpu in zip(SERIES_COLORS * 2, dict.fromkeys(r["hardware"] for r in ran)):
-        for keeps in (True, False):
-            mine = [r for r in ran if r["hardware"] == gpu and r["keeps"] == keeps]
+        for split, keeps in ((False, True), (False, False), (True, True), (True, False)):
+            mine = [r for r in ran if r["hardware"] == gpu and r["keeps"] == keeps and bool(r["split"]) == split]
             if not mine:
                 continue
-            data.append({"type": "scatter", "mode": "markers", "name": t("pl_legend", gpu=gpu, keeps=t(
-                "pl_keeps" if keeps else "pl_misses")), "x": [r["cost"] for r in mine],
-                "y": [r["goodput"] * 1000 for r in mine],
-                "marker": {"size": 12, "color": color if keeps else "white", "line": {"color": color, "width": 2},
-                           "symbol": "circle"},
-                "text": [t("pl_point", replicas=r["replicas"], gpu=gpu, tp=r["tp"], share=share(r["attainment"]))
-                         for r in mine], "hovertemplate": "%{text}<br>%{x}, %{y:.3g} req/s<extra></extra>"})
+            name = t("pl_legend", gpu=gpu + (t("pl_legend_split") if split else ""),
+                     keeps=t("pl_keeps" if keeps else "pl_misses"))
+            data.append({"type": "scatter", "mode": "markers", "name": name, "x": [r["cost"] for r in mine],
+                         "y": [r["goodput"] * 1000 for r in mine],
+                         "marker": {"size": 12, "color": color if keeps else "white", "line": {"color": color,
+                                    "width": 2}, "symbol": "diamond" if split else "circle"},
+                         "text": [t("pl_point", fleet=fleet_text(r), share=share(r["attainment"])) for r in mine],
+                         "hovertemplate": "%{text}<br>%{x}, %{y:.3g} req/s<extra></extra>"})
     if found.front:
         data.append({"type": "scatter", "mode": "lines", "name": t("pl_front"), "line": {"color": "#555",
                      "dash": "dot", "shape": "hv"}, "x": [r["cost"] for r in found.front],
@@ -171,14 +173,22 @@ def chart(found: Plan) -> go.Figure:
     return plotly_figure(data, layout)
 
 
+def fleet_text(row: dict) -> str:
+    """A fleet in words: its copies of the engine (or of a split's prefill and decode engines), GPU and GPUs."""
+    if row["split"]:
+        return t("pl_fleet_split", replicas=row["replicas"], gpu=row["hardware"], tp=row["tp"], split=row["split"],
+                 gpus=cost_text(row["gpus"], False))
+    return t("pl_fleet_cell", replicas=row["replicas"], gpu=row["hardware"], tp=row["tp"],
+             gpus=cost_text(row["gpus"], False))
+
+
 def table(found: Plan) -> pd.DataFrame:
     """Every configuration simulated, rounded for reading, with units in the headers: the fleet and its GPUs in one
     column, its cost where GPUs are priced, its share within the SLO marked ✓ where it keeps the target, its TTFT
     and TPOT p90 in one (four columns, five priced: a projector's 1024 px hold them)."""
     rows = []
     for r in found.rows:
-        row = {t("pl_col_fleet"): t("pl_fleet_cell", replicas=r["replicas"], gpu=r["hardware"], tp=r["tp"],
-                                    gpus=cost_text(r["gpus"], False))}
+        row = {t("pl_col_fleet"): fleet_text(r)}
         if found.priced:
             row[t("pl_col_cost")] = cost_text(r["cost"], True)
         rows.append(row | {t("pl_col_attainment"): share(r["attainment"]) + (" ✓" if r["keeps"] else " ✗"),

@@ -22,9 +22,9 @@ import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 
-from ..core.cluster import Routing
+from ..core.cluster import Routing, Split
 from ..core.config import Config, ConfigError, CostModel, Policy
-from ..core.hardware import GPUS, MODELS, HardwareError, kv_blocks
+from ..core.hardware import DTYPES, GPUS, MODELS, HardwareError, kv_blocks
 from ..trace.trace import Trace
 from .export import table
 from .sweep import Entry, point, worker_pool
@@ -38,18 +38,24 @@ class PlanError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Family:
-    """A GPU, a tensor-parallel width, a token budget and a router: the configurations that differ only in
-    replicas. Its label names the router only when the plan tries several."""
+    """A GPU, a tensor-parallel width, a token budget, a router and side by side or a prefill:decode split: the
+    configurations that differ only in replicas (a split's replicas are copies of its P + D engines). Its label
+    names the router only when the plan tries several."""
     hardware: str
     tp: int
     token_budget: int
     router: str = "least-requests"
     routers: int = 1  # how many routers the plan tries
+    split: tuple[int, int] | None = None  # (prefill, decode) engines a replica of the fleet; None: side by side
 
     @property
     def label(self) -> str:
         routed = f" {self.router}" if self.routers > 1 else ""
-        return f"{self.hardware} x{self.tp} budget {self.token_budget}{routed}"
+        split = f" split {self.split[0]}:{self.split[1]}" if self.split else ""
+        return f"{self.hardware} x{self.tp} budget {self.token_budget}{routed}{split}"
+
+    def engines(self, replicas: int) -> int:
+        return replicas * (sum(self.split) if self.split else 1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,13 +73,14 @@ class Ask:
     prices: tuple[tuple[str, float], ...] = ()
     memory_utilization: float = 0.9
     precision: str = "bf16"
+    splits: tuple[tuple[int, int], ...] = ()  # prefill:decode engine ratios to try beside side by side
 
     def families(self) -> list[Family]:
-        return [Family(h, tp, b, r, len(self.routers)) for h in self.hardware for tp in self.tps for b in self.budgets
-                for r in self.routers]
+        return [Family(h, tp, b, r, len(self.routers), split) for h in self.hardware for tp in self.tps
+                for b in self.budgets for r in self.routers for split in (None, *self.splits)]
 
     def cost(self, family: Family, replicas: int) -> float:
-        gpus = family.tp * replicas
+        gpus = family.tp * family.engines(replicas)
         return gpus * dict(self.prices)[family.hardware] if self.prices else gpus
 
 
@@ -94,6 +101,8 @@ def check(ask: Ask, config: Config) -> None:
             Routing(1, router)
         except ConfigError as error:
             raise PlanError(f"--router {router!r}: {error}") from None
+    if any(p < 1 or d < 1 for p, d in ask.splits):
+        raise PlanError("--splits takes PREFILL:DECODE engine ratios of whole numbers >= 1, such as 1:1,1:2")
     if not 0 < ask.target <= 1:
         raise PlanError(f"--target {ask.target}: an attainment above 0 and at most 1")
     missing = [h for h in ask.hardware if ask.prices and h not in dict(ask.prices)]
@@ -115,14 +124,27 @@ def entry(ask: Ask, family: Family, config: Config, policy: Policy, longest: int
     if blocks * config.block_size < longest:
         return (f"its KV cache holds {blocks * config.block_size:,} tokens, fewer than the longest request's "
                 f"{longest:,} (vLLM would not start): raise --tp")
-    return Entry(family.label, replace(config, token_budget=family.token_budget, cost=cost, kv_blocks=blocks), policy,
-                 Routing(1, family.router))
+    config = replace(config, token_budget=family.token_budget, cost=cost, kv_blocks=blocks)
+    if family.split is None:
+        return Entry(family.label, config, policy, Routing(1, family.router))
+    # A split samples the first token on the prefill side (sim.core.cluster), and its KV blocks travel over the GPUs'
+    # own link (NVLink within a server, where DistServe places the two sides): a block's bytes, each of the tp GPUs
+    # sending its share, at one direction's bandwidth, after a start-up as long as a small all-reduce.
+    g, m = GPUS[family.hardware], MODELS[ask.model]
+    per_block = m.kv_bytes_per_token(DTYPES[ask.precision]) * config.block_size / (family.tp * g.link_gb_s / 2 * 1e6)
+    split = Split(*family.split, latency=g.allreduce_us / 1000, per_block=per_block)
+    return Entry(family.label, replace(config, first_token="prefill"), policy, Routing(1, family.router), split)
 
 
 def run_point(job: tuple[Trace, Entry, int]) -> dict:
-    """One configuration's row (sim.report.sweep.point at `replicas`): what a worker process or a Ray task runs."""
+    """One configuration's row (sim.report.sweep.point at `replicas`; a split's replicas are copies of its prefill
+    and decode engines): what a worker process or a Ray task runs."""
     trace, one, replicas = job
-    return point(trace, one, "replicas", replicas)
+    if one.split is None:
+        return point(trace, one, "replicas", replicas)
+    prefill, decode = one.split.prefill * replicas, one.split.decode * replicas
+    return point(trace, one._replace(split=replace(one.split, prefill=prefill, decode=decode)), "prefill_replicas",
+                 prefill)
 
 
 def local_runner(workers: int | None = None) -> tuple[Callable[[Trace, list[tuple[Entry, int]]], list[dict]],
@@ -204,8 +226,8 @@ def _next(fail: int, keep: int | None, low: int, high: int) -> int | None:
 
 def _described(row: dict, ask: Ask, family: Family, replicas: int) -> dict:
     return {"hardware": family.hardware, "tp": family.tp, "token_budget": family.token_budget,
-            "router": family.router, "replicas": replicas,
-            "gpus": family.tp * replicas, "cost": ask.cost(family, replicas),
+            "router": family.router, "split": f"{family.split[0]}:{family.split[1]}" if family.split else None,
+            "replicas": replicas, "gpus": family.tp * family.engines(replicas), "cost": ask.cost(family, replicas),
             "keeps": not row["error"] and row["attainment"] >= ask.target} | row
 
 
@@ -227,18 +249,20 @@ def _cost_text(cost: float, priced: bool) -> str:
 def plan_text(found: Plan, ask: Ask) -> str:
     """The answer in words, then every point simulated and the front, as tables."""
     lines = []
-    best, routed = found.cheapest, len(ask.routers) > 1
+    best, routed, split = found.cheapest, len(ask.routers) > 1, bool(ask.splits)
     if best is None:
         lines.append(f"No configuration tried keeps {ask.target:.0%} of requests within the SLO: widen --replicas, "
                      "try more --tp or a bigger GPU.")
     else:
         price = f", {_cost_text(best['cost'], True)}" if found.priced else ""
-        behind = f" behind {best['router']}" if routed else ""
+        behind = (f" behind {best['router']}" if routed else "") + (
+            f", prefill:decode {best['split']}" if best["split"] else ", side by side" if split else "")
         lines.append(f"Cheapest within the SLO: {best['replicas']} x {best['hardware']} x{best['tp']} (tensor "
                      f"parallel){behind}, budget {best['token_budget']:,}: {best['gpus']} GPUs{price}; "
                      f"{best['attainment']:.1%} of requests within the SLO, goodput {best['goodput'] * 1000:.3g} "
                      f"req/s, TTFT p90 {best['ttft_p90']:.4g} ms, TPOT p90 {best['tpot_p90']:.4g} ms.")
-    columns = ["hardware", "tp", "token_budget", *(["router"] if routed else []), "replicas", "gpus", "cost",
+    columns = ["hardware", "tp", "token_budget", *(["router"] if routed else []), *(["split"] if split else []),
+               "replicas", "gpus", "cost",
                "attainment", "goodput req/s", "ttft_p90 ms", "tpot_p90 ms", "keeps", "error"]
 
     def cells(row: dict) -> list[str]:
@@ -248,7 +272,7 @@ def plan_text(found: Plan, ask: Ask) -> str:
             numbers = [f"{row['attainment']:.1%}", f"{row['goodput'] * 1000:.3g}", f"{row['ttft_p90']:.4g}",
                        f"{row['tpot_p90']:.4g}"]
         return [row["hardware"], str(row["tp"]), str(row["token_budget"]), *([row["router"]] if routed else []),
-                str(row["replicas"]), str(row["gpus"]),
+                *([row["split"] or "-"] if split else []), str(row["replicas"]), str(row["gpus"]),
                 _cost_text(row["cost"], found.priced), *numbers, "yes" if row["keeps"] else "no", row["error"][:60]]
     lines += ["", "Every configuration simulated:", table(columns, [cells(r) for r in found.rows])]
     lines += ["", "Pareto front (cost against goodput):", table(columns, [cells(r) for r in found.front])]

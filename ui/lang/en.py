@@ -527,18 +527,19 @@ TEXTS = {
     "pl_answer_title": "The answer",
     "pl_none": "No fleet tried keeps {target} of requests within the SLO: try more replicas, a wider tensor parallel, or a faster GPU.",
     "pl_answer": (
-        "**Cheapest within the SLO: {replicas} × {gpu} at tensor parallel {tp}, {gpus}**{cost}. "
+        "**Cheapest within the SLO: {fleet}**{cost}. "
         "{share} of requests meet the SLO; goodput {goodput} requests/s; TTFT p90 {ttft} ms, TPOT p90 {tpot} ms."),
-    "pl_cheaper": "The best cheaper fleet tried, {replicas} × {gpu} at tensor parallel {tp}, keeps only {share}.",
+    "pl_cheaper": "The best cheaper fleet tried, {fleet}, keeps only {share}.",
     "pl_costing": ", {cost}",
     "pl_dollars": "${value}/h",
     "pl_gpus": "{n} GPUs",
     "pl_gpu": "{n} GPU",
     "pl_budget": "Token budget per iteration",
     "pl_legend": "{gpu}, {keeps}",
+    "pl_legend_split": " split",
     "pl_keeps": "keeps the SLO",
     "pl_misses": "misses it",
-    "pl_point": "{replicas} × {gpu} at TP {tp}: {share} within the SLO",
+    "pl_point": "{fleet}: {share} within the SLO",
     "pl_front": "Pareto front",
     "pl_cheapest": "cheapest within the SLO",
     "pl_chart": "Every fleet simulated: cost against goodput",
@@ -546,11 +547,17 @@ TEXTS = {
     "pl_cost_axis_gpus": "cost (GPUs)",
     "pl_goodput_axis": "goodput (requests/s within the SLO)",
     "pl_chart_caption": (
-        "Filled markers keep the SLO target, hollow ones miss it. The dotted line is the Pareto front: moving right "
+        "Filled markers keep the SLO target, hollow ones miss it; diamonds split prefill from decode. The dotted line is the Pareto front: moving right "
         "along it buys goodput with money; a point below it is beaten by one on it."),
     "pl_unfit": "{family} cannot run: {why}",
     "pl_col_fleet": "fleet",
     "pl_fleet_cell": "{replicas} × {gpu} (TP {tp}): {gpus}",
+    "pl_fleet_split": "{replicas} × ({split}) {gpu} (TP {tp}): {gpus}",
+    "pl_splits": "Prefill:decode splits to try",
+    "pl_splits_help": (
+        "Beside engines side by side, fleets split DistServe's way: a copy is P prefill engines and D decode engines "
+        "(1:2 is one of each prefill beside two decoding), first tokens from the prefill, KV blocks sent over the "
+        "GPUs' link. Replicas then count copies."),
     "pl_col_cost": "cost",
     "pl_col_attainment": "within SLO",
     "pl_col_goodput": "goodput (req/s)",

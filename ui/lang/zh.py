@@ -505,18 +505,19 @@ TEXTS = {
     "pl_answer_title": "答案",
     "pl_none": "尝试过的集群都无法让 {target} 的请求满足 SLO：试试更多副本、更宽的张量并行或更快的 GPU。",
     "pl_answer": (
-        "**满足 SLO 的最便宜方案：{replicas} × {gpu}，张量并行 {tp}，共 {gpus}**{cost}。"
+        "**满足 SLO 的最便宜方案：{fleet}**{cost}。"
         "{share} 的请求满足 SLO；goodput 为每秒 {goodput} 个请求；TTFT p90 {ttft} 毫秒，TPOT p90 {tpot} 毫秒。"),
-    "pl_cheaper": "试过的更便宜的集群中最好的是 {replicas} × {gpu}（张量并行 {tp}），只有 {share} 满足 SLO。",
+    "pl_cheaper": "试过的更便宜的集群中最好的是 {fleet}，只有 {share} 满足 SLO。",
     "pl_costing": "，{cost}",
     "pl_dollars": "每小时 ${value}",
     "pl_gpus": "{n} 块 GPU",
     "pl_gpu": "{n} 块 GPU",
     "pl_budget": "每次迭代的 token 预算",
     "pl_legend": "{gpu}，{keeps}",
+    "pl_legend_split": " 拆分",
     "pl_keeps": "守住 SLO",
     "pl_misses": "未守住",
-    "pl_point": "{replicas} × {gpu}，TP {tp}：{share} 满足 SLO",
+    "pl_point": "{fleet}：{share} 满足 SLO",
     "pl_front": "Pareto 前沿",
     "pl_cheapest": "满足 SLO 的最便宜方案",
     "pl_chart": "模拟过的每个集群：成本与 goodput",
@@ -524,11 +525,16 @@ TEXTS = {
     "pl_cost_axis_gpus": "成本（GPU 数）",
     "pl_goodput_axis": "goodput（每秒满足 SLO 的请求数）",
     "pl_chart_caption": (
-        "实心点达到 SLO 目标，空心点未达到。虚线是 Pareto 前沿：沿着它向右，是用钱换 goodput；在它下方的点总会被前沿上"
+        "实心点达到 SLO 目标，空心点未达到；菱形为预填充与解码拆分。虚线是 Pareto 前沿：沿着它向右，是用钱换 goodput；在它下方的点总会被前沿上"
         "的某个点超过。"),
     "pl_unfit": "{family} 无法运行：{why}",
     "pl_col_fleet": "集群",
     "pl_fleet_cell": "{replicas} × {gpu} (TP {tp})：{gpus}",
+    "pl_fleet_split": "{replicas} × ({split}) {gpu} (TP {tp})：{gpus}",
+    "pl_splits": "要尝试的预填充:解码拆分",
+    "pl_splits_help": (
+        "除了并排的引擎，还尝试 DistServe 式的拆分集群：每一份拷贝是 P 个预填充引擎加 D 个解码引擎（1:2 即一个预填充配两个"
+        "解码），首个 token 由预填充产生，KV block 经 GPU 互联传输。此时副本数按拷贝计。"),
     "pl_col_cost": "成本",
     "pl_col_attainment": "满足 SLO",
     "pl_col_goodput": "goodput（/秒）",
