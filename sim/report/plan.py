@@ -181,8 +181,9 @@ class Plan:
 def search(trace: Trace, ask: Ask, config: Config, policy: Policy,
            run: Callable[[Trace, list[tuple[Entry, int]]], list[dict]],
            progress: Callable[[int], None] | None = None) -> Plan:
-    """Bisect each family's replicas for the fewest that keep the target, a round of points at a time (`run` runs
-    a round's points, anywhere, and returns their rows in order); `progress(points so far)` after each round."""
+    """Search each family's replicas for the fewest that keep the target (`_next`: doubling, then bisecting), a
+    round of points at a time (`run` runs a round's points, anywhere, and returns their rows in order);
+    `progress(points so far)` after each round."""
     check(ask, config)
     entries, unfit = {}, {}
     longest = max((r.prompt + r.output for r in trace.requests), default=0)
