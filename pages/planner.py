@@ -59,7 +59,7 @@ with presenter.options(t("presenter_options")):  # on a projector, folded: the c
     m1.caption(planner.model_caption(state.model))
     state.gpus = kept(m2.multiselect, t("pl_gpus_label"), "pl_gpus", state.gpus, options=list(GPUS))
     state.tps = kept(m3.multiselect, t("cfg_tp"), "pl_tps", state.tps, options=list(planner.TPS))
-    r1, r2, r3, r4 = st.columns(4)
+    (r1, r2), (r3, r4) = st.columns(2), st.columns(2)  # (two a row: every label whole at 1024 px)
     state.replicas = kept(r1.slider, t("pl_replicas"), "pl_replicas", state.replicas, min_value=1, max_value=32)
     state.budget = kept(r2.selectbox, t("pl_budget"), "pl_budget", state.budget, options=list(planner.BUDGETS),
                         format_func=number)
