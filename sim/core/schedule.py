@@ -38,6 +38,9 @@ class Segment(NamedTuple):
     tokens: int  # prompt tokens prefilled, output tokens decoded, or padding slots, over the segment
 
 
+_tuple = tuple.__new__  # _tuple(Segment, (phase, start, end, tokens)) is Segment(phase, start, end, tokens)
+
+
 @dataclass(slots=True)
 class RequestTimeline:
     name: str
@@ -63,14 +66,15 @@ class RequestTimeline:
     disconnect_at: float | None = None  # when its client goes away
 
     def add(self, phase: str, start: float, end: float, tokens: int, merge: bool = True) -> None:
-        """Append a segment, extending the last one when it continues the same phase."""
+        """Append a segment, extending the last one when it continues the same phase. (A Segment is made as the
+        tuple it is, without NamedTuple's __new__, a Python call: this is the timeline's most run line.)"""
         if end <= start:
             return
         segments = self.segments
-        if merge and segments and segments[-1].phase == phase and segments[-1].end == start:
-            segments[-1] = Segment(phase, segments[-1].start, end, segments[-1].tokens + tokens)
+        if merge and segments and (last := segments[-1])[0] == phase and last[2] == start:
+            segments[-1] = _tuple(Segment, (phase, last[1], end, last[3] + tokens))
         else:
-            segments.append(Segment(phase, start, end, tokens))
+            segments.append(_tuple(Segment, (phase, start, end, tokens)))
 
     @property
     def first_work(self) -> float | None:
