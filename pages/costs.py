@@ -7,6 +7,7 @@ from ui.i18n import language, t
 from ui.lessons import lessons, show
 from ui.numbers import number, share
 from ui.policy_form import roofline_words
+from ui.session import kept
 
 through_app()
 
@@ -14,8 +15,9 @@ st.title(t("cost_title"))
 with presenter.options(t("cost_about")):  # on a projector, folded: the first lesson's picture on the first screen
     st.markdown(t("cost_intro", ms=costs.MS_PER_TICK))
 st.page_link("pages/worked_example.py", label=t("cost_back"), icon="🧮")
-hardware = st.radio(t("cost_hardware"), costs.HARDWARE, key="cost_hardware", horizontal=True,
-                    format_func=lambda k: t(f"cost_hardware_{k}"))
+page = costs.state()
+hardware = page.hardware = kept(st.radio, t("cost_hardware"), "cost_hardware", page.hardware, options=costs.HARDWARE,
+                                horizontal=True, format_func=lambda k: t(f"cost_hardware_{k}"))
 if hardware == "real":
     st.caption(t("cost_hardware_note", blocks=number(costs.kv_cache_blocks("real")),
                  utilization=share(costs.REAL_UTILIZATION)) + " " + roofline_words(costs.REAL_GPU))

@@ -173,7 +173,7 @@ def test_on_a_real_gpu_the_lessons_costs_show_at_real_sizes(on_a_real_gpu):
 
 def test_the_page_switches_lessons_2_to_5_to_a_real_gpu():
     at = open_page("pages/costs.py")
-    at.radio(key="cost_hardware").set_value("real").run()
+    at.radio(key="w_cost_hardware").set_value("real").run()
     assert not at.exception, at.exception
     assert any("924 blocks of 16 tokens" in c.value and "L4: 121 TFLOP/s" in c.value for c in at.caption)
     told = lessons.lessons("en", False, "real")

@@ -111,7 +111,7 @@ def test_the_capacity_labs_split_example_finds_the_best_split_and_the_side_by_si
     assert not at.exception, at.exception
     rows, state = rows_of(at), at.session_state["sweep"]
     assert (state.parameter, state.cost, state.first) == ("prefill_replicas", "profile", "prefill")
-    assert at.radio(key="sw_columns").value == "fleet"  # the rows' fleets are in view
+    assert at.radio(key="w_sw_columns").value == "fleet"  # the rows' fleets are in view
     by = {label: [r for r in rows if r["policy"] == label] for label in ("4 side by side", "split, fast link",
                                                                          "split, slow link")}
     side = by["4 side by side"][0]["attainment"]
@@ -154,7 +154,7 @@ def test_the_capacity_lab_sweeps_the_replica_count():
 
 def test_the_capacity_lab_names_a_fleet_it_cannot_run():
     at = open_page("pages/capacity_lab.py")
-    at.radio(key="sw_columns").set_value("fleet").run()
+    at.radio(key="w_sw_columns").set_value("fleet").run()
     at.session_state["sw_policies_editor"] = {
         "edited_rows": {0: {"replicas": 2, "prefill_replicas": 1, "decode_replicas": 1},
                         1: {"prefill_replicas": 1, "decode_replicas": 2}, 2: {"replicas": 2.5}},

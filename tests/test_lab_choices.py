@@ -233,3 +233,27 @@ def test_the_real_model_pages_settings_survive_a_page_switch():
     state = at.session_state["real_model"]
     assert (state.source, state.budget, state.first) == ("shared_prompt", 256, "prefill")
     assert state.policy_b.prefix_cache  # the scenario's policy, kept
+
+
+def test_what_it_costs_keeps_its_gpu_across_a_page_switch():
+    """The GPU chosen on What it costs is the page's state (ui.costs.CostsState): leaving the page and coming back
+    shows the lessons on that GPU still. It fails when the switch is a plain widget, whose value Streamlit drops."""
+    at = open_lab()
+    at.switch_page("pages/costs.py").run()
+    at.radio(key="w_cost_hardware").set_value("real").run()
+    at.switch_page("pages/home.py").run()
+    at.switch_page("pages/costs.py").run()
+    assert not at.exception, at.exception
+    assert at.radio(key="w_cost_hardware").value == "real"
+    assert any("924 blocks of 16 tokens" in c.value for c in at.caption)
+
+
+def test_the_capacity_labs_column_group_survives_a_page_switch():
+    """The policies table's group of columns in view is the capacity lab's state (CapacityState.columns)."""
+    at = open_lab()
+    at.switch_page("pages/capacity_lab.py").run()
+    at.radio(key="w_sw_columns").set_value("kv").run()
+    at.switch_page("pages/home.py").run()
+    at.switch_page("pages/capacity_lab.py").run()
+    assert not at.exception, at.exception
+    assert at.radio(key="w_sw_columns").value == "kv"

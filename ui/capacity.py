@@ -26,7 +26,7 @@ from . import presenter
 from .i18n import t
 from .numbers import number, share
 from .problems import config_error, trace_error_text
-from .session import WIDGET, ask, page_state
+from .session import WIDGET, ask, kept, page_state
 from .source_forms import GeneratorForm, UploadForm
 from .text import md_escape
 
@@ -110,6 +110,7 @@ class CapacityState:
     slo_e2e: float = DEFAULT_SLO[2]
     target: int = 90
     parameter: str = "rate"
+    columns: str = "policy"  # the group of the policies table's columns in view (COLUMN_GROUPS)
     low: dict[str, float | int] = field(default_factory=lambda: {key: low for key, (low, _, _) in RANGES.items()})
     high: dict[str, float | int] = field(default_factory=lambda: {key: high for key, (_, high, _) in RANGES.items()})
     points: dict[str, int] = field(default_factory=lambda: {key: points for key, (_, _, points) in RANGES.items()})
@@ -223,7 +224,7 @@ def load_split_example() -> None:
     """The split example's button callback: swept over the prefill engines, with the fleet columns shown."""
     load_example(split_example_trace(), None, split_example_policies(), "prefill_replicas", (1, 3, 3), "profile",
                  "prefill", SPLIT_SLO)
-    st.session_state[COLUMNS_KEY] = "fleet"
+    capacity_state().columns = st.session_state[WIDGET + COLUMNS_KEY] = "fleet"
 
 
 RUN = "sw_run"  # the Run button's key
@@ -280,8 +281,9 @@ def policies_editor(key: str, table: pd.DataFrame) -> pd.DataFrame:
     # One group of columns at a time beside the label (seven columns fit a 1024-px screen): the policy's, its KV
     # cache's or its fleet's. Hidden ones keep their values, and those in which the rows differ are named under the
     # table (the prefix-caching example's two rows differ only in the cache).
-    chosen = st.radio(t("sw_columns"), tuple(COLUMN_GROUPS), key=COLUMNS_KEY, horizontal=True,
-                      format_func=lambda group: t(f"sw_columns_{group}"))
+    state = capacity_state()
+    chosen = state.columns = kept(st.radio, t("sw_columns"), COLUMNS_KEY, state.columns, options=tuple(COLUMN_GROUPS),
+                                  horizontal=True, format_func=lambda group: t(f"sw_columns_{group}"))
     shown = ("label", *COLUMN_GROUPS[chosen])
     edited = st.data_editor(table, key=key, num_rows="dynamic", hide_index=True, width="stretch",
                             column_config=config, column_order=shown)
@@ -295,7 +297,7 @@ def policies_editor(key: str, table: pd.DataFrame) -> pd.DataFrame:
 COLUMN_GROUPS = {"policy": MAIN[1:], "kv": KV, "fleet": FLEET[:4], "link": FLEET[4:]}
 POLICY_PX = 120  # the results table's policy column (results_columns)
 FLEET_WIDTHS = {"replicas": 80, "router": 130, "prefill_replicas": 75, "decode_replicas": 75}
-COLUMNS_KEY = "sw_columns"  # the widget choosing the group
+COLUMNS_KEY = "sw_columns"  # the kept value choosing the group (CapacityState.columns)
 
 
 def _help(column: str) -> str | None:

@@ -40,6 +40,7 @@ from sim.trace.trace import SEED_BUDGET, SEED_CSV, Trace, read_csv, validate
 from . import charts, panels
 from .i18n import t
 from .numbers import duration, number, quantity, share
+from .session import page_state
 
 # Lesson 1: prefill tokens dear, so that one short prompt shows. A decode iteration of one request is 6 ms,
 # the seed's tick; its arrivals are read as ticks of that length.
@@ -52,7 +53,18 @@ GPU = COST_PRESETS["small-gpu"]
 REAL_GPU = CostModel("roofline", hardware="L4", model="Llama-3.1-8B")
 REAL_UTILIZATION = 0.75
 HARDWARE = ("teaching", "real")  # the page's switch: the lessons' GPU
+STATE_KEY = "costs"  # the page's CostsState
 LONG_PROMPT = 1000  # lesson 3: every tenth request carries a prompt this long, under a budget of 1,024
+
+
+@dataclass
+class CostsState:
+    """What the page keeps when a user leaves it: the GPU its lessons 2-5 run on."""
+    hardware: str = HARDWARE[0]
+
+
+def state() -> CostsState:
+    return page_state(STATE_KEY, CostsState)
 
 
 @dataclass(frozen=True, slots=True)
