@@ -607,6 +607,21 @@ def test_the_lab_runs_on_a_real_gpu_and_sizes_its_kv_cache_from_memory():
     assert at.session_state["lab"].settings.precision == "fp8"
 
 
+def test_the_real_gpus_results_are_named_in_chinese_too():
+    """In Chinese the results' caption names the model and the GPU in Chinese words around them, not the cost
+    model's English label."""
+    from ui.lab_state import LabSettings, LabState
+
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.session_state["lang"] = "zh"
+    at.session_state["lab"] = LabState(settings=LabSettings(cost_kind="roofline"))  # (AppTest picks choices in en)
+    at.run()
+    at.switch_page("pages/trace_lab.py").run()
+    assert not at.exception, at.exception
+    assert any("运行在 1 块 H100 上（bf16）" in c.value for c in at.caption)
+    assert not any(" on 1 x " in c.value for c in at.caption)
+
+
 def test_the_capacity_lab_sweeps_on_a_real_gpu_in_ms():
     at = open_page("pages/capacity_lab.py")
     at.radio(key="w_sw_cost").set_value("roofline").run()

@@ -252,7 +252,7 @@ def test_a_share_link_opens_its_scenario_and_a_tampered_one_says_so(open_page):
     page = open_page("/trace_lab?s=" + encode(Scenario(trace, Config(10), "static", "continuous")))
     rows_become(trace_editor(page), [
         ["p", "0", "3", "2"], ["q", "1", "2", "3"], ["r", "2", "9", "1"], ["s", "3", "1", "4"]])
-    expect(page.get_by_role("spinbutton", name="Token budget per tick")).to_have_value("10")
+    expect(page.get_by_role("spinbutton", name="Token budget per iteration")).to_have_value("10")
     expect(page.get_by_text("4 requests", exact=True)).to_be_visible()
     expect(page.locator('[data-testid="stPlotlyChart"] .main-svg').first).to_be_visible()
     no_exception(page)
@@ -267,7 +267,7 @@ def test_a_share_link_opens_its_scenario_and_a_tampered_one_says_so(open_page):
     page = open_page("/trace_lab?s=garbage!!")
     expect(page.get_by_test_id("stAlert").filter(has_text="This link could not be opened")).to_be_visible()
     rows_become(trace_editor(page), SEED_CELLS)
-    expect(page.get_by_role("spinbutton", name="Token budget per tick")).to_have_value("8")
+    expect(page.get_by_role("spinbutton", name="Token budget per iteration")).to_have_value("8")
     no_exception(page)
 
 
@@ -362,8 +362,8 @@ def test_loading_the_shown_preset_again_drops_the_edits_for_good(open_page):
     page.get_by_role("button", name="Load preset").click()
     fresh = page.locator(".st-key-trace_1").get_by_test_id("stDataFrame")
     rows_become(fresh, SEED_CELLS)
-    page.get_by_role("spinbutton", name="Token budget per tick").fill("9")
-    page.get_by_role("spinbutton", name="Token budget per tick").press("Enter")
+    page.get_by_role("spinbutton", name="Token budget per iteration").fill("9")
+    page.get_by_role("spinbutton", name="Token budget per iteration").press("Enter")
     wait_idle(page)
     rows_become(fresh, SEED_CELLS)
     expect(page.get_by_test_id("stAlert").filter(has_text="need fixing")).to_have_count(0)

@@ -40,7 +40,8 @@ def show(runs: list[tuple[Schedule, Metrics]], policies: tuple[Policy, Policy], 
     short = [policy_name(i, short=True) for i in range(2)]
     x_max = max(schedule_a.makespan, schedule_b.makespan)
     if schedule_a.config.cost.kind == "roofline" and not measured:
-        st.caption(t("cost_used_roofline", label=schedule_a.config.cost.label))
+        cost = schedule_a.config.cost
+        st.caption(t("cost_used_roofline", model=cost.model, tp=cost.tp, gpu=cost.hardware, dtype=cost.precision))
     elif schedule_a.unit != "tick" and not measured:
         st.caption(t("cost_used_linear"))
     if not presenter.on():  # on a projector the charts come first, what changed under them
