@@ -164,6 +164,8 @@ def meets(slo: SLO, ttft: float, tpot: float, e2e: float) -> bool:
 
 def request_metrics(schedule: Schedule, slo: SLO, emitted: list[Sequence[float]]) -> tuple[RequestMetrics, ...]:
     any_slo = slo != SLO()
+    options = schedule.options
+    pauses = options is None or options.stream_credits is not None  # (only a client out of credit pauses a decoder)
     out = []
     for index, r in enumerate(schedule.requests):
         queue = None
@@ -177,7 +179,7 @@ def request_metrics(schedule: Schedule, slo: SLO, emitted: list[Sequence[float]]
         times = emitted[index]
         until = r.cancel_time if r.cancel_time is not None else r.disconnect_at
         sent = len(times) if until is None else sent_by(times, r.read_rate, until)  # (read whole in the end)
-        paused = sum(s.end - s.start for s in r.segments if s.phase == "paused")
+        paused = sum(s.end - s.start for s in r.segments if s.phase == "paused") if pauses else 0
         if r.finish_reason == "finished":
             tpot = ratio(r.completion - r.first_token, r.output - 1) if r.output > 1 else 0
             e2e = r.completion - r.arrival
@@ -186,10 +188,13 @@ def request_metrics(schedule: Schedule, slo: SLO, emitted: list[Sequence[float]]
             delivered = sum(1 for t in times if t <= r.cancel_time)
             wasted = len(times) - delivered
         good = r.finish_reason == "finished" and (not any_slo or meets(slo, ttft, tpot, e2e))
-        out.append(RequestMetrics(r.name, r.arrival, r.prompt, r.output, queue, ttft, tpot, e2e, r.completion,
-                                  r.finish_reason, good, delivered, wasted, r.preemptions, r.recomputed, r.tenant,
-                                  r.priority, len(times), sent, paused))
+        out.append(_tuple(RequestMetrics, (r.name, r.arrival, r.prompt, r.output, queue, ttft, tpot, e2e, r.completion,
+                                           r.finish_reason, good, delivered, wasted, r.preemptions, r.recomputed,
+                                           r.tenant, r.priority, len(times), sent, paused)))
     return tuple(out)
+
+
+_tuple = tuple.__new__  # _tuple(RequestMetrics, (every field)): without NamedTuple's __new__, a Python call
 
 
 class _StepTotals(NamedTuple):
