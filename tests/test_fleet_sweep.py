@@ -181,10 +181,11 @@ def test_a_fleet_row_is_its_own_sweep_not_the_cached_one_engine():
     assert not at.exception, at.exception
     failed = [w.value for w in at.warning if "could not run" in w.value]
     assert failed and "prefix-affinity routing reads each replica's prefix cache" in failed[0]  # named, not raw
+    assert len(at.dataframe[-1].value.columns) == 6  # (no column of errors, said above it: six fit 1024 px)
     state.policies = state.policies_now = state.policies.assign(router=["least-requests"] * 3)
     at.run()
     at.button(key="sw_run").click().run()
     two = rows_of(at)
     assert [r["engines"] for r in two] == [2] * len(one) and [r["attainment"] for r in two] != [
         r["attainment"] for r in one]
-    assert "engines" in at.dataframe[-1].value.columns
+    assert "engines" in at.dataframe[-1].value.columns and len(at.dataframe[-1].value.columns) == 6

@@ -466,30 +466,29 @@ def run_sweep(trace: Trace, chosen: list[Entry], parameter: str, values: list,
 
 def results_table(rows: list[dict], parameter: str, unit: str = "tick") -> pd.DataFrame:
     """The sweep's main columns, rounded for reading and named short with their units, so the table fits a
-    projector's width (the CSV keeps every column, unrounded)."""
+    projector's width: six columns, the sixth the first that applies of each point's engines (a fleet in a sweep
+    of something else), the prefix cache's hit rate, and the idle budget (its chart is above, and the CSV keeps every
+    column, unrounded). A point that could not run is named with its reason above the table, its figures empty."""
     columns = {"policy": t("sw_col_label"), "value": t(f"sw_short_{parameter}"), "attainment": t("sw_attainment_pct"),
                "ttft_p99": t("sw_ttft_col", q=99, unit=t(f"unit_{unit}")),
-               "throughput": t("sw_throughput_per", unit=t(f"unit_{unit}")), "idle_waiting": t("sw_idle_pct"),
-               "error": t("sw_error")}
+               "throughput": t("sw_throughput_per", unit=t(f"unit_{unit}")), "idle_waiting": t("sw_idle_pct")}
     frame = pd.DataFrame(rows)[list(columns)]
-    if parameter == "prefill_replicas":  # each point's engines, prefill + decode (a fleet side by side: its count)
-        frame["value"] = [engines_text(r) for r in rows]
-        columns["value"] = t("sw_col_engines")
-    elif parameter != "replicas" and any(r["engines"] > 1 for r in rows):  # a fleet: the engines each point ran on
-        frame.insert(2, "engines", [engines_text(r) for r in rows])
-        columns["engines"] = t("sw_col_engines")
     frame["attainment"] = (frame["attainment"] * 100).round(1)
     frame["idle_waiting"] = (frame["idle_waiting"] * 100).round(1)
     frame = frame.round({"ttft_p99": 1, "throughput": 2})
     hits = pd.DataFrame(rows)["hit_rate"]
-    if hits.notna().any():  # a policy caches prefixes: its hit rate beside its TTFT, in the idle budget's place (its
-        # chart is above, its column in the CSV): six columns fit 1024 px
-        shown = [f"{h * 100:.1f}" if pd.notna(h) else "—" for h in hits]  # (— for a policy without the cache)
-        frame.insert(list(columns).index("ttft_p99") + 1, "hit_rate", shown)
+    if parameter == "prefill_replicas":  # each point's engines, prefill + decode (a fleet side by side: its count)
+        frame["value"] = [engines_text(r) for r in rows]
+        columns["value"] = t("sw_col_engines")
+    if parameter not in ("replicas", "prefill_replicas") and any(r["engines"] > 1 for r in rows):
+        frame.insert(2, "engines", [engines_text(r) for r in rows])  # (a fleet: the engines each point ran on)
+        columns["engines"] = t("sw_col_engines")
+    elif hits.notna().any():  # a policy caches prefixes: its hit rate beside its TTFT (— for one without the cache)
+        frame.insert(list(frame.columns).index("ttft_p99") + 1, "hit_rate",
+                     [f"{h * 100:.1f}" if pd.notna(h) else "—" for h in hits])
         columns["hit_rate"] = t("sw_col_hit_rate") + " %"
+    if len(frame.columns) > 6:
         frame = frame.drop(columns="idle_waiting")
-    if not frame["error"].any():
-        frame = frame.drop(columns="error")
     return frame.rename(columns=columns)
 
 
