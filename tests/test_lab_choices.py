@@ -4,6 +4,7 @@ and name the field by its label; the results say their units, name the policies 
 no metric worse that is not."""
 from pathlib import Path
 
+import pytest
 from streamlit.testing.v1 import AppTest
 
 from sim import codec
@@ -235,25 +236,17 @@ def test_the_real_model_pages_settings_survive_a_page_switch():
     assert state.policy_b.prefix_cache  # the scenario's policy, kept
 
 
-def test_what_it_costs_keeps_its_gpu_across_a_page_switch():
-    """The GPU chosen on What it costs is the page's state (ui.costs.CostsState): leaving the page and coming back
-    shows the lessons on that GPU still. It fails when the switch is a plain widget, whose value Streamlit drops."""
-    at = open_lab()
-    at.switch_page("pages/costs.py").run()
-    at.radio(key="w_cost_hardware").set_value("real").run()
-    at.switch_page("pages/home.py").run()
-    at.switch_page("pages/costs.py").run()
-    assert not at.exception, at.exception
-    assert at.radio(key="w_cost_hardware").value == "real"
-    assert any("924 blocks of 16 tokens" in c.value for c in at.caption)
 
-
-def test_the_capacity_labs_column_group_survives_a_page_switch():
-    """The policies table's group of columns in view is the capacity lab's state (CapacityState.columns)."""
+@pytest.mark.parametrize("page, key, value", [("pages/costs.py", "w_cost_hardware", "real"),
+                                              ("pages/capacity_lab.py", "w_sw_columns", "kv")])
+def test_a_pages_view_choice_survives_a_page_switch(page, key, value):
+    """The GPU What it costs runs its lessons on (ui.costs.CostsState) and the capacity lab's group of policy columns
+    in view (CapacityState.columns) are their page's state: leaving the page and coming back shows them still. It
+    fails when the switch is a plain widget, whose value Streamlit drops with its page."""
     at = open_lab()
-    at.switch_page("pages/capacity_lab.py").run()
-    at.radio(key="w_sw_columns").set_value("kv").run()
+    at.switch_page(page).run()
+    at.radio(key=key).set_value(value).run()
     at.switch_page("pages/home.py").run()
-    at.switch_page("pages/capacity_lab.py").run()
+    at.switch_page(page).run()
     assert not at.exception, at.exception
-    assert at.radio(key="w_sw_columns").value == "kv"
+    assert at.radio(key=key).value == value
