@@ -1,5 +1,6 @@
 """The layers hold: imports run down (pages -> ui -> sim; gpu_demo -> sim), the simulator's modules import one
-another in one direction (no cycle), and sim/core imports nothing inside a function (a cycle dodged)."""
+another in one direction (no cycle), sim/core imports nothing inside a function (a cycle dodged), and no module
+borrows another's private names (what several modules use is public in one)."""
 import ast
 from pathlib import Path
 
@@ -84,9 +85,28 @@ def test_sim_core_imports_nothing_inside_a_function():
     assert inside == []
 
 
+def borrowed(name: str, tree: ast.AST) -> list[str]:
+    """The private names (`_x`, not dunders) module `name` imports from another of the project's modules."""
+    package = name if MODULES[name].name == "__init__.py" else name.rpartition(".")[0]
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            base = package.split(".")[:len(package.split(".")) - node.level + 1] if node.level else []
+            target = ".".join(base + ([node.module] if node.module else []))
+            out += [f"{name} imports {target}.{a.name}" for a in node.names
+                    if target in MODULES and target != name and a.name.startswith("_") and not a.name.startswith("__")]
+    return out
+
+
+def test_no_module_borrows_anothers_private_names():
+    assert [line for name, tree in TREES.items() for line in borrowed(name, tree)] == []
+
+
 def test_the_layer_check_sees_a_cycle_and_a_late_import():
     """The checks themselves: a made-up cycle is found, and so is an import in a function."""
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     tree = ast.parse("def f():\n    from .policies import Continuous\n")
     assert any(isinstance(n, ast.ImportFrom) for f in ast.walk(tree) if isinstance(f, ast.FunctionDef)
                for n in ast.walk(f))
+    assert borrowed("ui.planner", ast.parse("from .charts import _base_layout, plotly_figure\n")) == [
+        "ui.planner imports ui.charts._base_layout"]

@@ -45,7 +45,7 @@ def presenting(monkeypatch):
 
 
 def test_off_the_base_layout_is_todays():
-    assert charts._base_layout("T", 200) == {
+    assert charts.base_layout("T", 200) == {
         "title": {"text": "T", "x": 0, "font": {"size": 15}}, "height": 200,
         "margin": {"l": 10, "r": 10, "t": 36, "b": 76}, "plot_bgcolor": "white",
         "legend": {"orientation": "h", "x": 0, "y": 0, "yref": "container", "yanchor": "bottom",
@@ -53,7 +53,7 @@ def test_off_the_base_layout_is_todays():
 
 
 def test_on_the_base_layout_has_projector_fonts_and_more_room(presenting):
-    layout = charts._base_layout("T", 200)
+    layout = charts.base_layout("T", 200)
     assert layout["title"]["font"]["size"] >= 20
     assert layout["legend"]["font"]["size"] >= 18
     assert layout["font"]["size"] >= 18

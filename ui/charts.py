@@ -70,7 +70,7 @@ def projector_fonts(data: list[dict], layout: dict) -> None:
     raise_(layout)
 
 
-def _base_layout(title: str, height: int) -> dict:
+def base_layout(title: str, height: int) -> dict:
     # The legend sits at the bottom of the figure, under the axis title, so a wrapped legend in a narrow
     # column pushes the plot up instead of covering the title.
     layout = {"title": {"text": title, "x": 0, "font": {"size": 15}}, "height": height,
@@ -94,7 +94,7 @@ def timeline_layout(title: str, height: int, x_max: float | None, unit: str, yax
              "tick0": 0, **integer_axis}
     if x_max:
         xaxis["range"] = [-pad, x_max + pad]
-    return _base_layout(title, height + 40) | {"barmode": "overlay", "hoverlabel": {"align": "left"},
+    return base_layout(title, height + 40) | {"barmode": "overlay", "hoverlabel": {"align": "left"},
                                                 "xaxis": xaxis, "yaxis": yaxis}
 
 
@@ -383,7 +383,7 @@ def sweep_chart(rows: list[dict], columns: tuple[str, ...], title: str, x_title:
         if value is not None:
             shown = (knee_labels or {}).get(label, number(value))
             layout_knees.append((value, color, t(knee_text, policy=name, value=shown)))
-    layout = _base_layout(title, 360) | {
+    layout = base_layout(title, 360) | {
         "xaxis": {"title": {"text": x_title}, "gridcolor": "#e5e8ee", "zeroline": False,
                   "range": [min(xs) - pad, max(xs) + pad]}  # fixed: labels would widen an automatic range
         | ({"dtick": 1} if _whole_numbers(xs) and max(xs) - min(xs) <= 12 else {}),  # (a few engines: no 1.5 of them)
@@ -413,7 +413,7 @@ def lesson_layout(title: str, cost: str, height: int) -> dict:
     """A lesson chart's layout: the cost's name as its title and its figure as the subtitle, broken into lines that
     fit the narrowest chart the pages draw (Plotly never wraps a title), the top margin and the figure grown by their
     height."""
-    layout = _base_layout(title, height)
+    layout = base_layout(title, height)
     size = presenter.font(13)
     text = break_lines(cost, size, SUBTITLE_PX)
     lines = text.count("<br>") + 1
@@ -478,7 +478,7 @@ def expert_heatmap(schedule: Schedule, title: str, marks: tuple[tuple[int, str],
              "zmax": max(zmax or max(map(max, loads), default=0), 1),
              "colorbar": {"title": {"text": t("moe_axis_tokens")}, "thickness": 14},
              "hovertemplate": t("moe_hover") + "<extra></extra>"}]
-    layout = _base_layout(title, 150 + 22 * min(experts, 16)) | {
+    layout = base_layout(title, 150 + 22 * min(experts, 16)) | {
         "xaxis": {"title": {"text": t("moe_axis_iteration")}, "zeroline": False, "showgrid": False},
         "yaxis": {"title": {"text": t("moe_axis_expert")}, "autorange": "reversed", "showgrid": False} | (
             {"dtick": 1} if experts <= 16 else {})}

@@ -23,9 +23,10 @@ from sim.trace.generate import Uniform, generate
 from sim.trace.trace import Trace
 
 from . import capacity
-from .charts import SERIES_COLORS, _base_layout, plotly_figure
+from .charts import SERIES_COLORS, base_layout, plotly_figure
 from .i18n import t
 from .numbers import number, share
+from .session import page_state
 
 STATE_KEY = "planner"
 TPS = (1, 2, 4, 8)
@@ -78,9 +79,7 @@ POLICY = Policy(kv_admission="overcommit")  # vLLM's: blocks as tokens grow, pre
 
 
 def state() -> PlannerState:
-    if STATE_KEY not in st.session_state:
-        st.session_state[STATE_KEY] = PlannerState()
-    return st.session_state[STATE_KEY]
+    return page_state(STATE_KEY, PlannerState)
 
 
 @st.cache_resource(show_spinner=False)
@@ -161,7 +160,7 @@ def chart(found: Plan) -> go.Figure:
         data.append({"type": "scatter", "mode": "lines", "name": t("pl_front"), "line": {"color": "#555",
                      "dash": "dot", "shape": "hv"}, "x": [r["cost"] for r in found.front],
                      "y": [r["goodput"] * 1000 for r in found.front], "hoverinfo": "skip"})
-    layout = _base_layout(t("pl_chart"), 420) | {
+    layout = base_layout(t("pl_chart"), 420) | {
         "xaxis": {"title": {"text": t("pl_cost_axis_dollars" if found.priced else "pl_cost_axis_gpus")},
                   "gridcolor": "#e5e8ee", "rangemode": "tozero"},
         "yaxis": {"title": {"text": t("pl_goodput_axis")}, "gridcolor": "#e5e8ee",  # (room above the best point)
