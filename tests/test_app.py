@@ -15,9 +15,12 @@ PAGES = ("pages/home.py", "pages/worked_example.py", "pages/costs.py", "pages/tr
          "pages/many_servers.py", "pages/planner.py", "pages/metrics_guide.py")
 
 
-def open_page(page: str, lang: str = "en") -> AppTest:
+def open_page(page: str, lang: str = "en", state: dict | None = None) -> AppTest:
+    """`page` opened through the app in `lang`, with the session's `state` (key: value) set before its first run."""
     at = AppTest.from_file(APP, default_timeout=60)
     at.session_state["lang"] = lang
+    for key, value in (state or {}).items():
+        at.session_state[key] = value
     at.run()
     return at.switch_page(page).run()
 
@@ -612,12 +615,8 @@ def test_the_real_gpus_results_are_named_in_chinese_too():
     model's English label."""
     from ui.lab_state import LabSettings, LabState
 
-    at = AppTest.from_file(APP, default_timeout=60)
-    at.session_state["lang"] = "zh"
-    at.session_state["lab"] = LabState(settings=LabSettings(cost_kind="roofline"))  # (AppTest picks choices in en)
-    at.run()
-    at.switch_page("pages/trace_lab.py").run()
-    assert not at.exception, at.exception
+    at = open_page("pages/trace_lab.py", "zh", {"lab": LabState(settings=LabSettings(cost_kind="roofline"))})
+    assert not at.exception, at.exception  # (the lab's state set, as AppTest picks a radio's choices in English)
     assert any("运行在 1 块 H100 上（bf16）" in c.value for c in at.caption)
     assert not any(" on 1 x " in c.value for c in at.caption)
 
