@@ -485,7 +485,7 @@ TEXTS = {
     "cfg_gpu_memory_utilization": "GPU memory used",
     "roofline_about": (
         "{gpu}: {tflops} TFLOP/s (dense, this precision), {bw} GB/s of HBM, {memory} GB. {model}: {params} billion "
-        "weights, {weights} GB on each of {tp} GPU(s). An iteration takes the slower of its FLOPs at {compute} of "
+        "weights, {weights} GB per GPU at tensor parallel {tp}. An iteration takes the slower of its FLOPs at {compute} of "
         "the peak and its bytes (weights once, KV read and written) at {memory_eff} of the bandwidth, plus the "
         "all-reduces between GPUs. It leaves out launch overheads and slow attention kernels: real engines are "
         "slower, most at small batches."),
