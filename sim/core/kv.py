@@ -19,16 +19,20 @@ class BlockManager:
     def __init__(self, num_blocks: int, block_size: int):
         self.num_blocks = num_blocks
         self.block_size = block_size
-        self._free = list(range(num_blocks))  # a heap: the lowest free id first, so layouts are reproducible
+        # The free ids, handed out lowest first, so layouts are reproducible: every id from `_fresh` up, and a heap
+        # of those below it given back (`_returned`). A large pool of which a few hundred blocks are in use keeps
+        # a heap of a few hundred, and hands fresh ids out as a range.
+        self._fresh = 0
+        self._returned: list[int] = []
         self.tables: dict[int, list[int]] = {}  # request -> its block ids, in token order
 
     @property
     def free(self) -> int:
-        return len(self._free)
+        return self.num_blocks - self._fresh + len(self._returned)
 
     @property
     def used(self) -> int:
-        return self.num_blocks - len(self._free)
+        return self.num_blocks - self.free
 
     def held(self, request: int) -> int:
         return len(self.tables.get(request, ()))
@@ -39,9 +43,17 @@ class BlockManager:
 
     def allocate(self, request: int, blocks: int) -> list[int]:
         """Give `request` `blocks` more blocks; there must be as many free (`free`)."""
-        if blocks > len(self._free):
-            raise RuntimeError(f"asked for {blocks} blocks with {len(self._free)} free")
-        new = [heapq.heappop(self._free) for _ in range(blocks)]
+        if blocks > self.free:
+            raise RuntimeError(f"asked for {blocks} blocks with {self.free} free")
+        returned = self._returned
+        if blocks <= len(returned):
+            new = [heapq.heappop(returned) for _ in range(blocks)]
+        else:  # every id given back is below the fresh ones
+            new = sorted(returned)
+            returned.clear()
+            fresh = self._fresh
+            self._fresh += blocks - len(new)
+            new += range(fresh, self._fresh)
         self._extend(request, new)
         return new
 
@@ -55,7 +67,7 @@ class BlockManager:
         missing = blocks_for(tokens, self.block_size) - self.held(request)
         if missing <= 0:
             return True
-        if missing > len(self._free):
+        if missing > self.free:
             return False
         self.allocate(request, missing)
         return True
@@ -63,8 +75,12 @@ class BlockManager:
     def free_request(self, request: int) -> int:
         """Return every block of `request` to the pool; the number freed."""
         table = self.tables.pop(request, [])
-        for block in table:
-            heapq.heappush(self._free, block)
+        returned = self._returned
+        for block in reversed(table):
+            if block == self._fresh - 1:  # (the last id taken: fresh again)
+                self._fresh = block
+            else:
+                heapq.heappush(returned, block)
         return len(table)
 
 
@@ -90,11 +106,14 @@ class PrefixCache(BlockManager):
         # free blocks, the longest free first (an OrderedDict: taking the first is O(1), as a dict's is not once
         # many were taken)
         self._order: OrderedDict[int, None] = OrderedDict.fromkeys(range(num_blocks))
-        self._free = self._order  # (`free` and `used` count it)
         self.refs = [0] * num_blocks  # requests holding each block
         self.key_of: dict[int, object] = {}  # block -> the key of the tokens it holds (full blocks only)
         self.block_of: dict[object, int] = {}  # key -> the block holding those tokens (the one found)
         self.later: dict[object, list[int]] = {}  # key -> other blocks holding them, found after it (vLLM)
+
+    @property
+    def free(self) -> int:
+        return len(self._order)
 
     def allocate(self, request: int, blocks: int) -> list[int]:
         """`blocks` new blocks for `request`, the longest free first; a cached one forgets its key."""
