@@ -1,6 +1,7 @@
 """A classroom's load: N concurrent Chromium sessions (default 8) against one `streamlit run` server, each
-walking every page (the trace lab from its own share link, the worked example, the capacity lab's first
-sweep, the metrics guide, a real-model run on its own trace, and back to the lab), twice.
+walking every page (the trace lab from its own share link, home, the worked example, what it costs, the
+capacity lab's first sweep, many servers, plan a fleet, the metrics guide, a real-model run on its own trace,
+and back to the lab), twice.
 
 Students are paced like a class: they open the shared link a few seconds apart (--gap, default 3 s: a class
 of thirty over a minute and a half) and read each page before the next click (--think, an exponential think

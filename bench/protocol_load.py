@@ -1,7 +1,8 @@
 """A classroom's load without browsers: N concurrent sessions (default 40), each a websocket client speaking
 Streamlit's own protocol (kit/protocol_load.py), against one `streamlit run` server. Each walks every page
-as bench/load_test.py's Chromium sessions do: the trace lab from its own share link, the worked example, the
-capacity lab's sweep, the metrics guide, a real-model run on its lab trace, and back to the lab.
+as bench/load_test.py's Chromium sessions do: the trace lab from its own share link, home, the worked example,
+what it costs, the capacity lab's sweep, many servers, plan a fleet, the metrics guide, a real-model run on its
+lab trace, and back to the lab.
 
 Two modes, each on a fresh server after its warm-up sessions (run alone first and left out: the server's
 first imports, the model's loading, the first sweep, cached for all):

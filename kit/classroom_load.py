@@ -29,8 +29,11 @@ VIEWPORT = {"width": 1280, "height": 800}  # a laptop screen
 NAME = re.compile(r"\bs(\d+)-r\d+\b")
 # (sidebar link, the page's title); the lab is opened first, from its share link, and visited again last.
 CAPACITY = "Capacity lab: how much load before the SLO breaks?"
-WALK = [("Home", "The batching classroom"), ("Worked example", "Worked example"), ("Capacity lab", CAPACITY),
-        ("Metrics guide", "Metrics guide"), ("Real model", "Real model"), ("Trace lab", "Trace lab")]
+WALK = [("Home", "The batching classroom"), ("Worked example", "Worked example"),
+        ("What it costs", "What continuous batching costs"), ("Capacity lab", CAPACITY),
+        ("Many servers", "Many servers: routers and prefill/decode disaggregation"),
+        ("Plan a fleet", "Plan a fleet: how many GPUs does this trace need?"), ("Metrics guide", "Metrics guide"),
+        ("Real model", "Real model"), ("Trace lab", "Trace lab")]
 CHARTED = {"The batching classroom", "Worked example", "Trace lab", CAPACITY}  # pages drawing a chart at once
 CELLS = """() => Array.from(document.querySelectorAll('td[role=gridcell]')).map(e => e.textContent)"""
 FIRST_COLUMN = """(el) => Array.from(el.querySelectorAll('tr'))

@@ -48,3 +48,18 @@ def test_the_report_says_how_long_every_session_was_open_at_once():
     assert report.overlap() == "all 3 sessions open at once from 6 s to 50 s of the 70 s run"
     apart = Report(spans=[(0.0, 5.0), (6.0, 9.0)])
     assert apart.overlap() == "the 2 sessions were never all open at once (9 s run)"
+
+
+def test_the_walk_visits_every_page_of_the_navigation():
+    # The load tests and benches say each session walks every page: every sidebar link of classroom.py (its
+    # st.Page titles, the nav_ strings), each once, the lab last (the share link opened it first).
+    import re
+    from pathlib import Path
+
+    from kit.classroom_load import WALK
+    from ui.lang.en import TEXTS
+
+    keys = re.findall(r'title=t\("(nav_\w+)"\)', (Path(__file__).parents[1] / "classroom.py").read_text())
+    links = [link for link, _ in WALK]
+    assert len(keys) == 9 and sorted(links) == sorted(TEXTS[key] for key in keys)
+    assert links[-1] == TEXTS["nav_lab"]
