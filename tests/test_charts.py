@@ -6,6 +6,8 @@ import json
 import plotly.graph_objects as go
 import plotly.io
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from sim.core.config import Config, Policy
 from sim.core.engine import simulate
@@ -104,3 +106,16 @@ def test_the_anatomys_arrows_and_labels_lie_off_the_bar(monkeypatch, presenting)
     labels = [note for note in layout["annotations"] if note.get("text")]
     assert len(labels) == 3
     assert all(abs(note["yshift"]) - note["font"]["size"] / 2 >= half for note in labels)
+
+
+@given(st.lists(st.integers(0, 3), min_size=1, max_size=40))
+def test_a_step_line_without_its_repeated_values_draws_the_same_line(values):
+    # Drawn "hv", a step line is at y[k] from x[k] up to x[k + 1]: the points kept must give the same value at
+    # every x the full line has, and end where it ends.
+    xs = [k / 2 for k in range(len(values))]
+    kept_x, kept_y = charts.step_line(xs, values)
+    assert (kept_x[0], kept_x[-1], kept_y[-1]) == (xs[0], xs[-1], values[-1])
+    for x, y in zip(xs, values):
+        assert kept_y[max(k for k, at in enumerate(kept_x) if at <= x)] == y
+    assert len(kept_y) == (1 + sum(a != b for a, b in zip(values, values[1:])) + (len(values) > 1
+                                                                                   and values[-1] == values[-2]))

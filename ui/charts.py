@@ -32,6 +32,14 @@ INK = "#1f2430"  # words on a chart, dark enough to read on a projector
 SUBTITLE_PX = 570  # px a lesson chart's subtitle line may take: the narrowest chart's (1024 px, plain mode)
 
 
+def step_line(xs: list, ys: list) -> tuple[list, list]:
+    """A step line's points (drawn "hv": flat to the next x, then up or down) without those that repeat the value
+    before them, which draw nothing: the same line in fewer points (a run's KV blocks stay level for hundreds of
+    steps). The last point stays, where the line ends."""
+    kept = [k for k in range(len(ys)) if k == 0 or k == len(ys) - 1 or ys[k] != ys[k - 1]]
+    return [xs[k] for k in kept], [ys[k] for k in kept]
+
+
 def plotly_figure(data: list[dict], layout: dict) -> go.Figure:
     if presenter.on():
         projector_fonts(data, layout)
@@ -330,9 +338,9 @@ def kv_chart(schedule: Schedule, title: str, x_max: float | None = None) -> go.F
                      "hovertemplate": "%{customdata}<extra></extra>"})
     steps = schedule.steps
     caching = any(r.cached for r in schedule.requests)  # a shared block is in each holder's band, once in the line
-    data.append({"type": "scatter", "name": t("kv_total_shared" if caching else "kv_total"),
-                 "x": [s.start for s in steps] + [steps[-1].end if steps else 0],
-                 "y": [s.kv_blocks or 0 for s in steps] + [steps[-1].kv_blocks or 0 if steps else 0],
+    xs, ys = step_line([s.start for s in steps] + [steps[-1].end if steps else 0],
+                       [s.kv_blocks or 0 for s in steps] + [steps[-1].kv_blocks or 0 if steps else 0])
+    data.append({"type": "scatter", "name": t("kv_total_shared" if caching else "kv_total"), "x": xs, "y": ys,
                  "mode": "lines", "line": {"shape": "hv", "color": "#2f3640", "width": 1.5}})
     for kind in ("preempt", "swap_out", "swap_in"):
         symbol, color = EVENT_MARKERS[kind]

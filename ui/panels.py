@@ -21,6 +21,7 @@ from .charts import (
     lesson_layout,
     plotly_figure,
     sample_rows,
+    step_line,
     timeline_layout,
 )
 from .i18n import t
@@ -106,10 +107,10 @@ def kv_totals(runs: list[tuple[str, Schedule]], title: str, cost: str) -> go.Fig
     panels = []
     for color, (name, schedule) in zip(SERIES_COLORS * 2, runs):
         steps = schedule.steps
+        xs, ys = step_line([s.start / 1000 for s in steps] + [steps[-1].end / 1000],
+                           [s.kv_blocks for s in steps] + [steps[-1].kv_blocks])
         traces = [{"type": "scatter", "name": plotly_text(name), "showlegend": False, "mode": "lines",
-                   "x": [s.start / 1000 for s in steps] + [steps[-1].end / 1000],
-                   "y": [s.kv_blocks for s in steps] + [steps[-1].kv_blocks],
-                   "line": {"shape": "hv", "color": color, "width": 1.5}}]
+                   "x": xs, "y": ys, "line": {"shape": "hv", "color": color, "width": 1.5}}]
         preempted = [time / 1000 for time, kind, _ in schedule.events if kind == "preempt"]
         if preempted:
             traces.append({"type": "scatter", "name": preempt, "x": preempted, "mode": "markers",
