@@ -12,11 +12,14 @@ import pytest
 from kit.browser_kit import ROOT
 from kit.story_play import END, PROBE, READ, SPEED, STORY, button, open_story, panels_at, play
 from tests.test_browser import SCREENSHOTS, browser, server, wait_idle  # noqa: F401 (its fixtures)
+from ui.presenter import MIN_FONT_PX
 
 pytest.importorskip("playwright.sync_api")  # (its browser fixture drives Chromium)
 
 LOAD_SESSIONS, LOAD_SECONDS = 40, 60
 FIRST_FRAME_MS = 200
+PRESENTER_DRAWN = f"""() => {{ const gd = document.querySelector('{STORY} .js-plotly-plot');
+  return Boolean(gd && gd.layout && gd.querySelector('.main-svg') && gd.layout.font.size >= {MIN_FONT_PX}); }}"""
 
 
 def assert_panels_at(panels: dict, now: int) -> None:
@@ -55,9 +58,11 @@ def test_every_frames_words_fit_their_boxes(browser, server, locale, size, prese
     context, page, _ = open_story(browser, server, locale, {"width": size[0], "height": size[1]})
     if presenting:
         page.locator(".st-key-w_presenter label").first.click()
+        # The click's rerun may not have begun when the page first looks idle: wait for the chart drawn afresh at
+        # presenter mode's sizes, or the probe would listen to the chart about to be replaced and see no frame
+        page.wait_for_function(PRESENTER_DRAWN)
         wait_idle(page)
-        page.locator(f"{STORY} .main-svg").first.wait_for()
-        page.evaluate(PROBE)  # on the chart drawn afresh at presenter mode's sizes
+        page.evaluate(PROBE)
     # Every note that names a box (a narration, a table's figures, the summary) lies inside that box, as drawn
     outside = r"""() => {
       const gd = document.querySelector('.st-key-ex_story .js-plotly-plot');
