@@ -28,8 +28,10 @@ import asyncio
 import itertools
 import re
 import sys
+import threading
 import time
 import urllib.request
+from collections.abc import Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from http.cookies import SimpleCookie
@@ -312,19 +314,20 @@ def cold_rush(base: str, sessions: int) -> ProtocolReport:
     return asyncio.run(_cold_rush(base, sessions))
 
 
-async def _session(base: str, i: int, report: ProtocolReport, pace: Pace, until: float | None = None) -> None:
-    """One student: the share link, then `pace.rounds` walks of every page (or walks until the clock reads
-    `until`, when given)."""
+async def _session(base: str, i: int, report: ProtocolReport, pace: Pace,
+                   over: Callable[[], bool] | None = None) -> None:
+    """One student: the share link, then `pace.rounds` walks of every page (or walks until `over()`, when
+    given, says the class is over)."""
     await asyncio.sleep(pace.gap * i)
     pauses, opened = pace.pauses(i), time.perf_counter()
     where = SHARE_LINK
-    steps = itertools.cycle(WALK) if until is not None else WALK * pace.rounds
+    steps = itertools.cycle(WALK) if over is not None else WALK * pace.rounds
     try:
         async with await session_socket(base) as ws:
             student = Student(ws, base, i, report)
             await student.open_link()
             for step, (link, _) in enumerate(steps):
-                if until is not None and time.perf_counter() >= until:
+                if over is not None and over():
                     break
                 where = f"step {step + 1}, {link}"
                 await asyncio.sleep(next(pauses))  # reading the page, not a page load
@@ -346,16 +349,32 @@ def drive(base: str, sessions: int, pace: Pace = RUSH) -> ProtocolReport:
     return asyncio.run(_drive(base, sessions, pace))
 
 
-async def _keep_busy(base: str, sessions: int, seconds: float) -> ProtocolReport:
+async def _keep_busy(base: str, sessions: int, seconds: float, until_eof: bool) -> ProtocolReport:
     report, until = ProtocolReport(), time.perf_counter() + seconds
-    await asyncio.gather(*(_session(base, i, report, RUSH, until) for i in range(sessions)))
+    walks = asyncio.gather(*(_session(base, i, report, RUSH, lambda: time.perf_counter() >= until)
+                             for i in range(sessions)))
+    if until_eof:  # the caller closes standard input: the class leaves at once, the pages under way left unread
+        eof, loop = asyncio.Event(), asyncio.get_running_loop()
+
+        def read() -> None:
+            sys.stdin.buffer.read()
+            loop.call_soon_threadsafe(eof.set)
+        threading.Thread(target=read, daemon=True).start()
+        closed = asyncio.ensure_future(eof.wait())
+        await asyncio.wait((walks, closed), return_when=asyncio.FIRST_COMPLETED)
+        closed.cancel()
+        walks.cancel()
+    try:
+        await walks
+    except asyncio.CancelledError:  # (only the sessions were cancelled: what they did before is in the report)
+        pass
     return report
 
 
-def keep_busy(base: str, sessions: int, seconds: float) -> ProtocolReport:
-    """`sessions` students walking every page, again and again, for `seconds` (each ends the page it is on):
-    a busy class, for as long as something else is measured."""
-    return asyncio.run(_keep_busy(base, sessions, seconds))
+def keep_busy(base: str, sessions: int, seconds: float, until_eof: bool = False) -> ProtocolReport:
+    """`sessions` students walking every page, again and again, for `seconds` (each ends the page it is on), or
+    until standard input closes (`until_eof`): a busy class, for as long as something else is measured."""
+    return asyncio.run(_keep_busy(base, sessions, seconds, until_eof))
 
 
 @asynccontextmanager
@@ -385,8 +404,10 @@ if __name__ == "__main__":  # python -m kit.protocol_load BASE [--sessions N] [-
     parser.add_argument("base")
     parser.add_argument("--sessions", type=int, default=40)
     parser.add_argument("--seconds", type=float, default=30.0)
+    parser.add_argument("--until-eof", action="store_true",
+                        help="also end when standard input closes (a caller done measuring closes it)")
     args = parser.parse_args()
     print("busy", flush=True)  # the sessions start now
-    busy = keep_busy(args.base, args.sessions, args.seconds)
+    busy = keep_busy(args.base, args.sessions, args.seconds, args.until_eof)
     print(busy.summary(), flush=True)
     sys.exit(1 if busy.errors or busy.crosstalk else 0)

@@ -27,8 +27,10 @@ def assert_panels_at(panels: dict, now: int) -> None:
 
 
 def test_the_story_plays_in_the_browser_under_a_class_load(browser, server):  # noqa: F811 (the fixtures)
+    # (the load ends when its standard input closes, as communicate() closes it once the story is measured)
     load = subprocess.Popen([sys.executable, "-m", "kit.protocol_load", server, "--sessions", str(LOAD_SESSIONS),
-                             "--seconds", str(LOAD_SECONDS)], cwd=ROOT, stdout=subprocess.PIPE, text=True)
+                             "--seconds", str(LOAD_SECONDS), "--until-eof"], cwd=ROOT, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, text=True)
     try:
         assert load.stdout.readline().strip() == "busy"
         context, page, sent = open_story(browser, server)
