@@ -4,13 +4,15 @@ before the first session), so that a page's first visit finds it cached.
 A warmer takes no arguments and calls the cached functions that a page's first run calls, with the same arguments.
 Each runs once in each language and mode, with `language()` and `presenter.on()` saying which (text and sizes are
 part of what some of them cache; what holds neither is found cached the second time). A page that precomputes
-something new adds its builder to WARMERS.
+something new adds its builder to WARMERS. One that holds neither and works in the sweep's worker processes goes
+in ASIDE instead: it runs once, on a thread of its own, while this process makes the rest.
 """
 from __future__ import annotations
 
 import logging
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 
 from streamlit.logger import get_logger
@@ -71,7 +73,10 @@ def model() -> None:
 
 
 WARMERS: tuple[Callable[[], object], ...] = (seed_runs, story, lab_runs, cost_lessons, fleet_lessons, default_sweep,
-                                             default_plan, model)
+                                             model)
+# The same in every language and mode, and searched in the worker processes: on a thread of its own, its 2 s
+# overlap the lessons that this process makes meanwhile.
+ASIDE: tuple[Callable[[], object], ...] = (default_plan,)
 
 
 @contextmanager
@@ -89,12 +94,20 @@ def _quiet_session_reads() -> Iterator[None]:
 
 def warm() -> None:
     """Every warmer in every language, in and out of presenter mode (a warmer whose result depends on neither
-    finds it cached after the first); each one's time goes to the log (at debug level)."""
-    for lang in LANGUAGES:
-        for mode in (False, True):
-            with speaking(lang), presenter.presenting(mode), _quiet_session_reads():
-                for warmer in WARMERS:
-                    started = time.perf_counter()
-                    warmer()
-                    LOG.debug("warmed %s (%s%s) in %.2f s", warmer.__name__, lang, ", presenter" if mode else "",
-                              time.perf_counter() - started)
+    finds it cached after the first), and ASIDE's once, beside them; each one's time goes to the log (at debug
+    level)."""
+    with ThreadPoolExecutor(len(ASIDE)) as side:
+        aside = [side.submit(_timed, warmer, "") for warmer in ASIDE]
+        for lang in LANGUAGES:
+            for mode in (False, True):
+                with speaking(lang), presenter.presenting(mode), _quiet_session_reads():
+                    for warmer in WARMERS:
+                        _timed(warmer, f" ({lang}{', presenter' if mode else ''})")
+        for done in aside:
+            done.result()  # (its error, if any, is the warm-up's)
+
+
+def _timed(warmer: Callable[[], object], how: str) -> None:
+    started = time.perf_counter()
+    warmer()
+    LOG.debug("warmed %s%s in %.2f s", warmer.__name__, how, time.perf_counter() - started)
