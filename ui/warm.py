@@ -74,7 +74,7 @@ def model() -> None:
 
 WARMERS: tuple[Callable[[], object], ...] = (seed_runs, story, lab_runs, cost_lessons, fleet_lessons, default_sweep,
                                              model)
-# The same in every language and mode, and searched in the worker processes: on a thread of its own, its 2 s
+# The same in every language and mode, and searched in the worker processes: on a thread of its own, its 2-3 s
 # overlap the lessons that this process makes meanwhile.
 ASIDE: tuple[Callable[[], object], ...] = (default_plan,)
 
