@@ -162,13 +162,15 @@ class Schedule:
 
     @property
     def makespan(self) -> float:
-        """Time from 0 until the last request leaves the batch (its last token, or its cancel)."""
+        """Time from 0 until the last request leaves the batch (its last token, or its cancel). (A Segment's fields
+        read by index: as a named tuple's attributes they cost 16,000 requests twice the time.)"""
         latest = 0
         for r in self.requests:
-            for s in reversed(r.segments):  # its last segment holding a slot
-                if s.phase in SLOT_PHASES:
-                    latest = max(latest, s.end)
-                    break
+            segments = r.segments  # its last segment holding a slot: almost always its last
+            last = segments[-1] if segments and segments[-1][0] in SLOT_PHASES else next(
+                (s for s in reversed(segments) if s[0] in SLOT_PHASES), None)
+            if last is not None and last[2] > latest:
+                latest = last[2]
         return latest
 
     def emitted(self, compact: bool = False) -> list[Sequence[float]]:
