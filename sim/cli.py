@@ -298,7 +298,9 @@ def _write(text: str, piece: int = 1 << 20) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     # A short run whose objects hold no reference cycles: without the cycle collector's passes over the
-    # hundreds of thousands of records a large trace makes, it runs about a third faster.
+    # hundreds of thousands of records a large trace makes, it runs about a third faster. A caller in process gets
+    # its collector back as it was (`python -m sim` turned it off before importing, and exits at once).
+    collecting = gc.isenabled()
     gc.disable()
     try:
         args = _parser().parse_args(argv)
@@ -335,6 +337,9 @@ def main(argv: list[str] | None = None) -> int:
     except (InputError, TraceError, ConfigError, ValueError, OSError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
+    finally:
+        if collecting:
+            gc.enable()
     return 0
 
 

@@ -30,6 +30,26 @@ def test_example_seed_prints_the_seed_figures():
     assert ttft_c == {"static": 5, "continuous": 2}
 
 
+def test_main_in_process_gives_the_collector_back(capsys):
+    """main() runs with the cycle collector off, and a caller in process finds it as it was: on, or still off."""
+    import gc
+
+    from sim.cli import main
+
+    assert gc.isenabled()
+    try:
+        assert main(["example", "seed"]) == 0
+        assert gc.isenabled()
+        assert main(["run", "--trace", "no-such-file.csv"]) == 2  # (an error's way out too)
+        assert gc.isenabled()
+        gc.disable()
+        assert main(["example", "seed"]) == 0
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+    assert "policy continuous: makespan 8 ticks" in capsys.readouterr().out
+
+
 def test_run_json_has_every_field(tmp_path):
     path = write(tmp_path, "name,arrival,prompt,output\nA,0,4,5\nB,0,2,2\nC,3,3,4\n")
     out = cli("run", "--trace", path, "--policy", "continuous", "--token-budget", "8", "--slo-ttft", "2",
