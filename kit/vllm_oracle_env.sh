@@ -3,6 +3,9 @@
 # tests/test_vllm_oracle.py), and prints the interpreter to set as VLLM_ORACLE_PYTHON.
 #
 # Usage: kit/vllm_oracle_env.sh [venv path, default .vllm-oracle] [folder holding the vllm 0.33.0 wheel]
+# The README's test command runs it before the tests: the first time it builds the environment (a 336 MB wheel and
+# about 25 packages, 1-2 minutes), later it only checks that it works. tests/test_vllm_oracle.py finds
+# .vllm-oracle/ itself; VLLM_ORACLE_PYTHON names another interpreter.
 #
 # Why a separate environment: vLLM pins a CUDA torch, transformers, fastapi and some eighty more packages; the
 # project needs none of them, and the oracle needs only what importing vllm.v1.core.sched.scheduler pulls in.
@@ -17,6 +20,26 @@ set -euo pipefail
 VENV="${1:-.vllm-oracle}"
 WHEELS="${2:-/tmp/vllmwheel}"
 PYTHON="${PYTHON:-python3}"
+DRIVER="$(dirname "$0")/vllm_oracle.py"
+
+# Whether the environment runs the oracle: the driver (which imports vLLM's scheduler) runs a one-request trace;
+# `works quiet` says nothing, `works` shows what failed.
+works() {
+    local errors=/dev/stderr
+    [ "${1:-}" = quiet ] && errors=/dev/null
+    [ -x "$VENV/bin/python" ] || return 1
+    echo '{"requests": [{"name": "a", "arrival": 0, "prompt": 5, "output": 2}], "token_budget": 4, "max_seqs": 2,
+           "kv_blocks": 8, "block_size": 4, "prefix_cache": true}' \
+        | VLLM_LOGGING_LEVEL=ERROR "$VENV/bin/python" "$DRIVER" >/dev/null 2>"$errors"
+}
+
+# Built before (the README's test command runs this each time): nothing to do.
+if works quiet; then
+    echo "export VLLM_ORACLE_PYTHON=$(cd "$VENV" && pwd)/bin/python"
+    exit 0
+fi
+echo "building the vLLM oracle's environment in $VENV (vLLM goes in without its dependencies: pip's warnings" \
+     "that some are missing are expected)" >&2
 
 # The wheel: a copy in $WHEELS, or downloaded from PyPI (vLLM's files only, no dependencies).
 WHEEL=$(ls "$WHEELS"/vllm-0.33.0-*.whl 2>/dev/null | head -n 1 || true)
@@ -61,10 +84,10 @@ NEEDED=(
 )
 "${PIP[@]}" "${NEEDED[@]}"
 
-# The check that the list is enough: the scheduler imports and the driver runs a two-request trace.
-VLLM_LOGGING_LEVEL=ERROR "$VENV/bin/python" -c "import vllm.v1.core.sched.scheduler" 2>/dev/null
-echo '{"requests": [{"name": "a", "arrival": 0, "prompt": 5, "output": 2}], "token_budget": 4, "max_seqs": 2,
-       "kv_blocks": 8, "block_size": 4, "prefix_cache": true}' \
-    | VLLM_LOGGING_LEVEL=ERROR "$VENV/bin/python" "$(dirname "$0")/vllm_oracle.py" >/dev/null 2>&1
+# The check that the list is enough.
+if ! works; then
+    echo "the environment in $VENV does not run vLLM's scheduler: see kit/vllm_oracle_env.sh's list" >&2
+    exit 1
+fi
 
 echo "export VLLM_ORACLE_PYTHON=$(cd "$VENV" && pwd)/bin/python"

@@ -1,6 +1,8 @@
 """The README's two commands: the first installs what the app imports (requirements.txt) and nothing for the
-tests; the second adds what the tests import (requirements-dev.txt); CI runs the README's test command."""
+tests; the second adds what the tests import (requirements-dev.txt) and builds vLLM's scheduler for its oracle test
+(kit/vllm_oracle_env.sh); CI runs the README's test command."""
 import ast
+import os
 import re
 import sys
 from importlib.metadata import PackageNotFoundError, packages_distributions, requires
@@ -107,6 +109,9 @@ def test_the_readme_commands_install_each_kind_and_ci_runs_the_test_command():
     assert "pip install -r requirements.txt" in start and "streamlit run app.py" in start
     assert "requirements-dev.txt" not in start
     assert "pip install -r requirements-dev.txt" in test and "-m pytest" in test
+    # vLLM's own scheduler, which tests/test_vllm_oracle.py runs, is built before the tests, not skipped
+    assert test.index("kit/vllm_oracle_env.sh &&") < test.index("-m pytest")
+    assert os.access(ROOT / "kit" / "vllm_oracle_env.sh", os.X_OK)
     ci = (ROOT / ".ci" / "run").read_text()
     assert "-r requirements.txt" in ci and "requirements-dev.txt" not in ci  # the test command brings its tools
     assert "<!-- test command -->" in ci and 'eval "$test_command"' in ci

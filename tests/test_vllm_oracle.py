@@ -1,7 +1,8 @@
 """`--preset vllm-v1 --first-token prefill` against vLLM 0.33.0's own V1 Scheduler (a differential test): seeded
 random traces run through vllm.v1.core.sched.scheduler.Scheduler by kit/vllm_oracle.py in vLLM's own environment
-(kit/vllm_oracle_env.sh builds it; VLLM_ORACLE_PYTHON names its interpreter, and without it every test here
-skips), and through the simulator; every request's token ticks must be equal.
+(kit/vllm_oracle_env.sh builds it in .vllm-oracle/, as the README's test command does before the tests;
+VLLM_ORACLE_PYTHON names another interpreter; without either every test here skips), and through the simulator;
+every request's token ticks must be equal.
 
 Six groups (GROUPS): roomy and tight KV caches, shared prefixes in each, scheduler_reserve_full_isl off, and budgets
 of a few tokens. All 1,800 traces agree, since the preset follows these rules of vLLM 0.33.0 (lines at the v0.33.0
@@ -36,10 +37,10 @@ from sim.core.engine import simulate
 from sim.trace.trace import validate
 
 ROOT = Path(__file__).resolve().parents[1]
-ORACLE = os.environ.get("VLLM_ORACLE_PYTHON", "")
+ORACLE = os.environ.get("VLLM_ORACLE_PYTHON") or str(ROOT / ".vllm-oracle" / "bin" / "python")
 pytestmark = pytest.mark.skipif(
-    not (ORACLE and os.access(ORACLE, os.X_OK)),
-    reason="vLLM oracle: set VLLM_ORACLE_PYTHON to the interpreter kit/vllm_oracle_env.sh prints")
+    not os.access(ORACLE, os.X_OK),
+    reason="vLLM oracle: run kit/vllm_oracle_env.sh (the README's test command does), or set VLLM_ORACLE_PYTHON")
 SEEDS = range(300)  # per group; one process runs all the traces in seconds
 # (group, what it varies): roomy and tight KV caches; prompts sharing prefixes (hash_ids) in a roomy and a tight
 # cache; a tight cache with vLLM's scheduler_reserve_full_isl off (kv_admission chunk); token budgets of a few
