@@ -106,27 +106,6 @@ def wait_idle(page) -> None:
     expect(page.locator('[data-stale="true"]')).to_have_count(0)
 
 
-# Counts the runs of the page's script that end from now on (window.__runsEnded): the app's script state leaving
-# "running", seen in the attribute's old value, which a run too short to be seen as it happened still leaves.
-WATCH_RUNS = """() => {
-  const app = document.querySelector('[data-testid="stApp"]');
-  window.__runsEnded = 0;
-  new MutationObserver(records => {
-    window.__runsEnded += records.filter(r => r.oldValue === 'running').length;
-  }).observe(app, {attributes: true, attributeFilter: ['data-test-script-state'], attributeOldValue: true});
-}"""
-
-
-def click_and_rerun(page, target) -> None:
-    """Click `target` (a locator of a widget whose change reruns the script) and wait until that rerun has ended
-    and the page is idle. Right after a click the page still reads idle, since the rerun has not begun: a test
-    that only waited for idle could read the page as it was before the click."""
-    page.evaluate(WATCH_RUNS)
-    target.click()
-    page.wait_for_function("() => window.__runsEnded > 0")
-    wait_idle(page)
-
-
 def no_exception(page) -> None:
     wait_idle(page)
     expect(page.get_by_test_id("stException")).to_have_count(0)

@@ -18,7 +18,7 @@ import time
 import pytest
 
 from kit.browser_kit import CHROMIUM, CHROMIUM_ARGS, ROOT, streamlit_server
-from tests.test_browser import SCREENSHOTS, browser, click_and_rerun, server, wait_idle  # noqa: F401 (its fixtures)
+from tests.test_browser import SCREENSHOTS, browser, server, wait_idle  # noqa: F401 (its fixtures)
 from ui.presenter import MIN_FONT_PX
 
 playwright_api = pytest.importorskip("playwright.sync_api")
@@ -199,10 +199,10 @@ def layout_problems(browser, base: str, path: str, language: str, viewport: dict
         page.goto(base + path)
         settle(page, where)
         if presenting:
-            click_and_rerun(page, page.locator(".st-key-w_presenter label").first)
+            page.locator(".st-key-w_presenter label").first.click()
             settle(page, where)
         if click:
-            click_and_rerun(page, page.locator(f".st-key-{click} button").first)
+            page.locator(f".st-key-{click} button").first.click()
             settle(page, where)
         raised = page.get_by_test_id("stException").all_inner_texts()  # a broken page is no layout to judge
         problems = [f"{where}: the page raised {' '.join(text.split())[:300]}" for text in raised]
@@ -318,11 +318,13 @@ def lab_options_problems(browser, base: str, language: str, viewport: dict, pres
         settle(page, where)
         section = page.get_by_test_id("stMain")
         if presenter:
-            # (the folded expanders listed next must be the presenter page's: read before the switch's rerun, they
-            # would name other elements after it)
-            click_and_rerun(page, page.locator(".st-key-w_presenter label").first)
-            trace = STRINGS["lab_trace"][language]  # its trace section folded under its heading
+            page.locator(".st-key-w_presenter label").first.click()
+            # The page drawn in presenter mode: its trace section folded under its heading (another expander, the
+            # chat's, is there before the switch's rerun has begun, and a list of folded ones read from that page
+            # names other elements after it)
+            trace = STRINGS["lab_trace"][language]
             expect(section.locator("[data-testid=stExpander] summary").filter(has_text=trace)).to_be_visible()
+            wait_idle(page)
         # Open every folded expander but the chat's and the share link's, from the top, one a rerun.
         kept = {STRINGS["chat_title"][language], STRINGS["link_title"][language]}
         while folded := [summary for summary in section.locator("details:not([open]) > summary").all()
