@@ -84,21 +84,3 @@ def test_splits_are_tried_and_said_in_words():
     assert best["split"] == "1:2" and not any(r["keeps"] for r in found.rows if r["split"] is None)
     assert best["gpus"] == 3 * best["replicas"]
     assert f"Cheapest within the SLO: {best['replicas']} × (1:2) L4 (TP 1): {best['gpus']} GPUs" in words(at)
-
-
-@pytest.mark.parametrize("lang", ["en", "zh"])
-def test_the_fleet_column_is_wide_enough_for_every_fleet(lang):
-    """A data grid sizes a column by its first rows; the default plan's longest fleet names (A100-80GB) come after
-    ten L4 rows, so the fleet column's width is given: at least its longest text's estimated width."""
-    at = open_planner(lang)
-    assert not at.exception, at.exception
-    from ui.i18n import speaking
-    from ui.planner import GRID_FONT_PX, fleet_column, table
-    from ui.wrap import em
-    with speaking(lang):
-        shown = table(at.session_state["planner"].shown[1])
-        (name, column), = fleet_column(shown).items()
-    texts = list(shown[name])
-    longest = max(texts, key=em)
-    assert "A100" in longest and texts.index(longest) >= 10  # (past the rows a grid sizes its columns by)
-    assert column["width"] >= em(longest) * GRID_FONT_PX

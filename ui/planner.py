@@ -22,12 +22,11 @@ from sim.report.plan import Ask, Plan, run_point, search
 from sim.trace.generate import Uniform, generate
 from sim.trace.trace import Trace
 
-from . import capacity, presenter
+from . import capacity
 from .charts import SERIES_COLORS, base_layout, plotly_figure
 from .i18n import t
 from .numbers import number, share
 from .session import page_state
-from .wrap import em
 
 STATE_KEY = "planner"
 TPS = (1, 2, 4, 8)
@@ -195,18 +194,6 @@ def table(found: Plan) -> pd.DataFrame:
                            t("pl_col_goodput"): number(r["goodput"] * 1000),
                            t("pl_col_p90"): f"{number(r['ttft_p90'])} / {number(r['tpot_p90'])}"})
     return pd.DataFrame(rows)
-
-
-GRID_FONT_PX = 14  # a data grid's text at Streamlit's 16 px root
-CELL_PADDING_PX = 24  # a grid cell's padding, both sides, and a little room
-
-
-def fleet_column(shown: pd.DataFrame) -> dict:
-    """The fleet column's width, for its longest text: a grid sizes a column by its first rows only, and the
-    fleets with the longest names (A100-80GB) come after ten rows of L4s, so they were cut off."""
-    name = t("pl_col_fleet")
-    widest = max(map(em, [name, *shown[name]]))
-    return {name: st.column_config.TextColumn(width=presenter.px(round(widest * GRID_FONT_PX) + CELL_PADDING_PX))}
 
 
 def plan_csv(found: Plan) -> str:
