@@ -51,6 +51,29 @@ def test_priced_gpus_cost_dollars_and_the_cheapest_moves_with_the_prices():
     assert "$" in text and "× H100" not in text.split("Cheapest within the SLO:")[1].split("**")[0]
     figure = json.loads(at.get("plotly_chart")[0].proto.spec)
     assert figure["layout"]["xaxis"]["title"]["text"] == "cost ($ an hour)"
+    # the table's cost column is the dollars, so its fleets leave their GPU count out (a 1024 px page holds no more)
+    shown = at.dataframe[0].value
+    found = at.session_state["planner"].shown[1]
+    assert list(shown.columns) == ["fleet", "cost", "within SLO", "goodput (req/s)", "p90 TTFT / TPOT (ms)"]
+    assert list(shown["fleet"]) == [f"{r['replicas']} × {r['hardware']} (TP {r['tp']})" for r in found.rows]
+    assert shown["cost"][0] == f"${found.rows[0]['cost']:g}/h"
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_on_a_projector_the_table_leaves_the_p90s_to_the_download(lang):
+    """At 18 px a 1024 px page holds the fleet, its share within the SLO and its goodput, not the p90s too."""
+    from ui import presenter
+    from ui.strings import STRINGS
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.session_state["lang"] = lang
+    at.session_state[presenter.STATE_KEY] = True
+    at.run()
+    at.switch_page("pages/planner.py").run()
+    assert not at.exception, at.exception
+    columns = [STRINGS[key][lang] for key in ("pl_col_fleet", "pl_col_attainment", "pl_col_goodput")]
+    assert list(at.dataframe[0].value.columns) == columns
+    from ui.planner import plan_csv
+    assert "ttft_p90" in plan_csv(at.session_state["planner"].shown[1]).splitlines()[0]
 
 
 def test_no_gpu_chosen_is_named_and_nothing_runs():
@@ -84,3 +107,21 @@ def test_splits_are_tried_and_said_in_words():
     assert best["split"] == "1:2" and not any(r["keeps"] for r in found.rows if r["split"] is None)
     assert best["gpus"] == 3 * best["replicas"]
     assert f"Cheapest within the SLO: {best['replicas']} × (1:2) L4 (TP 1): {best['gpus']} GPUs" in words(at)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_fleet_column_is_wide_enough_for_every_fleet(lang):
+    """A data grid sizes a column by its first rows; the default plan's longest fleet names (A100-80GB) come after
+    ten L4 rows, so the fleet column's width is given: at least its longest text's estimated width."""
+    at = open_planner(lang)
+    assert not at.exception, at.exception
+    from ui.i18n import speaking
+    from ui.planner import GRID_FONT_PX, fleet_column, table
+    from ui.wrap import em
+    with speaking(lang):
+        shown = table(at.session_state["planner"].shown[1])
+        (name, column), = fleet_column(shown).items()
+    texts = list(shown[name])
+    longest = max(texts, key=em)
+    assert "A100" in longest and texts.index(longest) >= 10  # (past the rows a grid sizes its columns by)
+    assert column["width"] >= em(longest) * GRID_FONT_PX

@@ -22,11 +22,12 @@ from sim.report.plan import Ask, Plan, run_point, search
 from sim.trace.generate import Uniform, generate
 from sim.trace.trace import Trace
 
-from . import capacity
+from . import capacity, presenter
 from .charts import SERIES_COLORS, base_layout, plotly_figure
 from .i18n import t
 from .numbers import number, share
 from .session import page_state
+from .wrap import em
 
 STATE_KEY = "planner"
 TPS = (1, 2, 4, 8)
@@ -172,28 +173,44 @@ def chart(found: Plan) -> go.Figure:
     return plotly_figure(data, layout)
 
 
-def fleet_text(row: dict) -> str:
-    """A fleet in words: its copies of the engine (or of a split's prefill and decode engines), GPU and GPUs."""
-    if row["split"]:
-        return t("pl_fleet_split", replicas=row["replicas"], gpu=row["hardware"], tp=row["tp"], split=row["split"],
-                 gpus=cost_text(row["gpus"], False))
-    return t("pl_fleet_cell", replicas=row["replicas"], gpu=row["hardware"], tp=row["tp"],
-             gpus=cost_text(row["gpus"], False))
+def fleet_text(row: dict, gpus: bool = True) -> str:
+    """A fleet in words: its copies of the engine (or of a split's prefill and decode engines), GPU, and (`gpus`)
+    how many GPUs in all."""
+    engines = t("pl_fleet_split" if row["split"] else "pl_fleet_engines", replicas=row["replicas"],
+                gpu=row["hardware"], tp=row["tp"], split=row["split"])
+    return t("pl_fleet_cell", fleet=engines, gpus=cost_text(row["gpus"], False)) if gpus else engines
 
 
 def table(found: Plan) -> pd.DataFrame:
-    """Every configuration simulated, rounded for reading, with units in the headers: the fleet and its GPUs in one
-    column, its cost where GPUs are priced, its share within the SLO marked ✓ where it keeps the target, its TTFT
-    and TPOT p90 in one (four columns, five priced: a projector's 1024 px hold them)."""
+    """Every configuration simulated, rounded for reading, with units in the headers: the fleet and its cost (its
+    GPUs, or where GPUs are priced its dollars an hour), its share within the SLO marked ✓ where it keeps the target,
+    and, off a projector, its TTFT and TPOT p90 in one. A 1024 px page holds no more: 562 px at 14 px, 659 px at a
+    projector's 18 px. The p90s, which the ✓ sums up, are in the download too."""
     rows = []
     for r in found.rows:
-        row = {t("pl_col_fleet"): fleet_text(r)}
+        row = {t("pl_col_fleet"): fleet_text(r, gpus=not found.priced)}
         if found.priced:
             row[t("pl_col_cost")] = cost_text(r["cost"], True)
-        rows.append(row | {t("pl_col_attainment"): share(r["attainment"]) + (" ✓" if r["keeps"] else " ✗"),
-                           t("pl_col_goodput"): number(r["goodput"] * 1000),
-                           t("pl_col_p90"): f"{number(r['ttft_p90'])} / {number(r['tpot_p90'])}"})
+        row |= {t("pl_col_attainment"): share(r["attainment"]) + (" ✓" if r["keeps"] else " ✗"),
+                t("pl_col_goodput"): number(r["goodput"] * 1000)}
+        if not presenter.on():
+            row[t("pl_col_p90")] = f"{number(r['ttft_p90'])} / {number(r['tpot_p90'])}"
+        rows.append(row)
     return pd.DataFrame(rows)
+
+
+GRID_FONT_PX = 14  # a data grid's text at Streamlit's 16 px root
+CELL_PADDING_PX = 24  # a grid cell's padding, both sides, and a little room
+
+
+def fleet_column(shown: pd.DataFrame) -> dict | None:
+    """The fleet column's width, for its longest text: a grid sizes a column by its first rows only, and the
+    fleets with the longest names (A100-80GB) come after ten rows of L4s, so they were cut off. (None without rows.)"""
+    name = t("pl_col_fleet")
+    if name not in shown:
+        return None
+    widest = max(map(em, [name, *shown[name]]))
+    return {name: st.column_config.TextColumn(width=presenter.px(round(widest * GRID_FONT_PX) + CELL_PADDING_PX))}
 
 
 def plan_csv(found: Plan) -> str:

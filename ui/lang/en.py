@@ -551,8 +551,9 @@ TEXTS = {
         "along it buys goodput with money; a point below it is beaten by one on it."),
     "pl_unfit": "{family} cannot run: {why}",
     "pl_col_fleet": "fleet",
-    "pl_fleet_cell": "{replicas} × {gpu} (TP {tp}): {gpus}",
-    "pl_fleet_split": "{replicas} × ({split}) {gpu} (TP {tp}): {gpus}",
+    "pl_fleet_cell": "{fleet}: {gpus}",
+    "pl_fleet_engines": "{replicas} × {gpu} (TP {tp})",
+    "pl_fleet_split": "{replicas} × ({split}) {gpu} (TP {tp})",
     "pl_splits": "Prefill:decode splits to try",
     "pl_splits_help": (
         "Beside engines side by side, fleets split DistServe's way: a copy is P prefill engines and D decode engines "

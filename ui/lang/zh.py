@@ -509,7 +509,7 @@ TEXTS = {
         "{share} 的请求满足 SLO；goodput 为每秒 {goodput} 个请求；TTFT p90 {ttft} 毫秒，TPOT p90 {tpot} 毫秒。"),
     "pl_cheaper": "试过的更便宜的集群中最好的是 {fleet}，只有 {share} 满足 SLO。",
     "pl_costing": "，{cost}",
-    "pl_dollars": "每小时 ${value}",
+    "pl_dollars": "${value}/小时",
     "pl_gpus": "{n} 块 GPU",
     "pl_gpu": "{n} 块 GPU",
     "pl_budget": "每次迭代的 token 预算",
@@ -529,8 +529,9 @@ TEXTS = {
         "的某个点超过。"),
     "pl_unfit": "{family} 无法运行：{why}",
     "pl_col_fleet": "集群",
-    "pl_fleet_cell": "{replicas} × {gpu} (TP {tp})：{gpus}",
-    "pl_fleet_split": "{replicas} × ({split}) {gpu} (TP {tp})：{gpus}",
+    "pl_fleet_cell": "{fleet}：{gpus}",
+    "pl_fleet_engines": "{replicas} × {gpu} (TP {tp})",
+    "pl_fleet_split": "{replicas} × ({split}) {gpu} (TP {tp})",
     "pl_splits": "要尝试的预填充:解码拆分",
     "pl_splits_help": (
         "除了并排的引擎，还尝试 DistServe 式的拆分集群：每一份拷贝是 P 个预填充引擎加 D 个解码引擎（1:2 即一个预填充配两个"
