@@ -29,6 +29,29 @@ def figure(at: AppTest, i: int) -> dict:
     return json.loads(at.get("plotly_chart")[i].proto.spec)
 
 
+# A data grid sizes a column to its header and its first rows (glide-data-grid's column sizer samples ten): a longer
+# text further down is cut off, on a canvas the browser checks cannot read (tests/test_layout.py).
+GRID_SAMPLED_ROWS = 10
+
+
+def cut_cells(at: AppTest) -> list[str]:
+    """Each grid column, without a width of its own, whose longest text comes after the rows it is sized by and is
+    longer than all of them (by half an em: ui/wrap.em's estimate)."""
+    from ui.wrap import em
+    cut = []
+    for k, grid in enumerate(at.dataframe):
+        config, shown = json.loads(grid.proto.columns or "{}"), grid.value
+        for column in shown.columns:
+            if config.get(str(column), {}).get("width"):
+                continue
+            texts = [str(value) for value in shown[column]]
+            sized = max(map(em, [str(column), *texts[:GRID_SAMPLED_ROWS]]))
+            longest = max(texts[GRID_SAMPLED_ROWS:], key=em, default="")
+            if em(longest) > sized + 0.5:
+                cut.append(f"table #{k + 1}, column {column!r}: {longest!r} (row {texts.index(longest) + 1})")
+    return cut
+
+
 def text_of(at: AppTest) -> str:
     return "\n".join(m.value for m in at.markdown) + "\n".join(str(d.value) for d in at.dataframe)
 
@@ -39,6 +62,7 @@ def test_every_page_renders(page, lang):
     at = open_page(page, lang)
     assert not at.exception, at.exception
     assert at.get("plotly_chart"), "every page draws at least one chart"
+    assert not cut_cells(at), cut_cells(at)
     assert at.title[0].value == {"en": {"pages/home.py": "The batching classroom", "pages/worked_example.py":
                                         "Worked example", "pages/trace_lab.py": "Trace lab",
                                         "pages/costs.py": "What continuous batching costs",
