@@ -304,6 +304,16 @@ def lab_choices(language: str) -> dict[str, list[str]]:
             for side in "ab" for name, options in POLICY_CHOICES.items()}
 
 
+# Click every folded expander's summary in the main section but those whose title names one in the argument; how
+# many.
+OPEN_FOLDED = """(kept) => {
+  const folded = Array.from(document.querySelectorAll('[data-testid="stMain"] details:not([open]) > summary'))
+    .filter(summary => !kept.some(title => summary.textContent.includes(title)));  // (folded: no innerText lines)
+  folded.forEach(summary => summary.click());
+  return folded.length;
+}"""
+
+
 def lab_options_problems(browser, base: str, language: str, viewport: dict, presenter: bool) -> list[str]:
     """The lab's options panel with every expander of its budgets and policies open (in presenter mode, the
     folded options first) and the linear cost model's coefficients drawn: the page's label checks and LAB_CHECKS'
@@ -325,11 +335,10 @@ def lab_options_problems(browser, base: str, language: str, viewport: dict, pres
             trace = STRINGS["lab_trace"][language]
             expect(section.locator("[data-testid=stExpander] summary").filter(has_text=trace)).to_be_visible()
             wait_idle(page)
-        # Open every folded expander but the chat's and the share link's, from the top, one a rerun.
-        kept = {STRINGS["chat_title"][language], STRINGS["link_title"][language]}
-        while folded := [summary for summary in section.locator("details:not([open]) > summary").all()
-                         if summary.inner_text().split("\n")[-1] not in kept]:
-            folded[0].click()
+        # Open every folded expander but the chat's and the share link's: all those shown at once (one click each,
+        # in the page), then again for those the reruns drew, until none is left.
+        kept = [STRINGS["chat_title"][language], STRINGS["link_title"][language]]
+        while page.evaluate(OPEN_FOLDED, kept):
             settle(page, where)
         page.locator(".st-key-w_lab_cost_kind label").filter(has_text=STRINGS["cost_linear"][language]).click()
         settle(page, where)
