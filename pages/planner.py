@@ -117,7 +117,7 @@ st.caption(t("pl_chart_caption"))
 for label, why in found.unfit.items():
     st.warning(t("pl_unfit", family=label, why=why))
 shown = planner.table(found)
-st.dataframe(shown, hide_index=True, key="pl_table", height=presenter.px(36 * (len(shown) + 1) + 3),  # (every row)
+st.dataframe(shown, hide_index=True, key="pl_table", height="content",  # (every row)
              column_config=planner.fleet_column(shown))
 st.download_button(t("pl_download"), partial(planner.plan_csv, found), "plan.csv", "text/csv", key="pl_dl")
 st.info(t("pl_honest"), icon="⚖️")
