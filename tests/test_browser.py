@@ -171,8 +171,9 @@ def edit_cell(page, editor, row: int, column: int, columns: int, value: str, old
     # the next edit waits for this one to reach the grid and for the rerun it starts: an edit typed while the
     # rerun replaces the table can be lost
     deadline = time.monotonic() + TIMEOUT_MS / 1000
-    while grid(editor)["rows"][row][column] != value and time.monotonic() < deadline:
+    while (shown := grid(editor)["rows"][row][column]) != value and time.monotonic() < deadline:
         time.sleep(0.1)
+    assert shown == value, f"the edit of row {row}, column {column} to {value!r} never reached the grid: {shown!r}"
     wait_idle(page)
 
 
