@@ -124,7 +124,7 @@ def show(shown: FleetShown) -> None:
         st.markdown(t("rmf_copies_story", n=number(len(table) // 2), total=duration(copied),
                       share=share(copied / sum(r.iteration_seconds * 1000 for r in ran.replicas)),
                       wait=duration(wait)))
-        st.dataframe(table, hide_index=True, key="rmf_copies", height=min(36 * (len(table) + 1) + 3, 320))
+        st.dataframe(table, hide_index=True, key="rmf_copies")  # (at most ten rows high; fewer: as tall as they are)
         st.download_button(t("rmf_download"), csv_text(list(COPY_COLUMNS), rows),
                            "kv-copies.csv", "text/csv", key="rmf_dl_copies")
     st.caption(t("rmf_clocks"))
