@@ -125,3 +125,28 @@ def test_the_fleet_column_is_wide_enough_for_every_fleet(lang):
     longest = max(texts, key=em)
     assert "A100" in longest and texts.index(longest) >= 10  # (past the rows a grid sizes its columns by)
     assert column["width"] >= em(longest) * GRID_FONT_PX
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_beside_long_fleet_names_the_table_leaves_the_p90s_to_the_download(lang):
+    """1:3 splits beside the default GPUs name fleets like "2 × (1:3) A100-80GB (TP 1): 8 GPUs": with the p90s too
+    the table would scroll sideways on a 1024 px page (it did by 2-15 px, in a browser), so it shows the fleet, its
+    share within the SLO and its goodput, and is estimated to fit. (Planned in English, then shown in Chinese:
+    AppTest reads a radio's labels outside the page's session, in English.)"""
+    from ui.i18n import speaking
+    from ui.planner import PAGE_PX, plan_csv, width_px
+    from ui.strings import STRINGS
+    at = open_planner()
+    at.multiselect(key="w_pl_splits").set_value(["1:3"]).run()
+    at.button(key="pl_run").click().run()
+    if lang == "zh":
+        at.sidebar.radio[0].set_value("zh").run()
+    assert not at.exception, at.exception
+    shown = at.dataframe[0].value
+    found = at.session_state["planner"].shown[1]
+    assert any(r["split"] for r in found.rows)
+    assert list(shown.columns) == [STRINGS[key][lang] for key in ("pl_col_fleet", "pl_col_attainment",
+                                                                  "pl_col_goodput")]
+    with speaking(lang):
+        assert width_px(shown) <= PAGE_PX
+    assert "ttft_p90" in plan_csv(found).splitlines()[0]

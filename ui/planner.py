@@ -184,23 +184,41 @@ def fleet_text(row: dict, gpus: bool = True) -> str:
 def table(found: Plan) -> pd.DataFrame:
     """Every configuration simulated, rounded for reading, with units in the headers: the fleet and its cost (its
     GPUs, or where GPUs are priced its dollars an hour), its share within the SLO marked ✓ where it keeps the target,
-    and, off a projector, its TTFT and TPOT p90 in one. A 1024 px page holds no more: 562 px at 14 px, 659 px at a
-    projector's 18 px. The p90s, which the ✓ sums up, are in the download too."""
+    and its TTFT and TPOT p90 in one where a 1024 px page holds them too (PAGE_PX): not on a projector's 18 px, nor
+    beside long fleet names (prefill:decode splits, many replicas). The p90s, which the ✓ sums up, are in the
+    download either way."""
     rows = []
     for r in found.rows:
         row = {t("pl_col_fleet"): fleet_text(r, gpus=not found.priced)}
         if found.priced:
             row[t("pl_col_cost")] = cost_text(r["cost"], True)
         row |= {t("pl_col_attainment"): share(r["attainment"]) + (" ✓" if r["keeps"] else " ✗"),
-                t("pl_col_goodput"): number(r["goodput"] * 1000)}
-        if not presenter.on():
-            row[t("pl_col_p90")] = f"{number(r['ttft_p90'])} / {number(r['tpot_p90'])}"
+                t("pl_col_goodput"): number(r["goodput"] * 1000),
+                t("pl_col_p90"): f"{number(r['ttft_p90'])} / {number(r['tpot_p90'])}"}
         rows.append(row)
-    return pd.DataFrame(rows)
+    shown = pd.DataFrame(rows)
+    if presenter.on() or shown.empty or width_px(shown) > PAGE_PX:
+        shown = shown.drop(columns=t("pl_col_p90"), errors="ignore")
+    return shown
 
 
 GRID_FONT_PX = 14  # a data grid's text at Streamlit's 16 px root
-CELL_PADDING_PX = 24  # a grid cell's padding, both sides, and a little room
+CELL_PADDING_PX = 24  # a grid cell's padding, both sides, and a little room: the fleet column's width
+GRID_PADDING_PX = 16  # a column the grid sizes itself pads its text by 8 px a side
+PAGE_PX = 562  # a 1024 px window's page, beside the sidebar (659 px at a projector's 18 px)
+
+
+def width_px(shown: pd.DataFrame) -> int:
+    """The table's width, at most: the fleet column as fleet_column sets it, and each other column as the grid sizes
+    it, by its header and (here) every row, each estimated a little wide (ui.wrap.em)."""
+    fleet = t("pl_col_fleet")
+    return fleet_px(shown[fleet]) + sum(round(max(map(em, [name, *shown[name]])) * GRID_FONT_PX) + GRID_PADDING_PX
+                                        for name in shown if name != fleet)
+
+
+def fleet_px(texts) -> int:
+    """The fleet column's width at 14 px, for its longest text or its header."""
+    return round(max(map(em, [t("pl_col_fleet"), *texts])) * GRID_FONT_PX) + CELL_PADDING_PX
 
 
 def fleet_column(shown: pd.DataFrame) -> dict | None:
@@ -209,8 +227,7 @@ def fleet_column(shown: pd.DataFrame) -> dict | None:
     name = t("pl_col_fleet")
     if name not in shown:
         return None
-    widest = max(map(em, [name, *shown[name]]))
-    return {name: st.column_config.TextColumn(width=presenter.px(round(widest * GRID_FONT_PX) + CELL_PADDING_PX))}
+    return {name: st.column_config.TextColumn(width=presenter.px(fleet_px(shown[name])))}
 
 
 def plan_csv(found: Plan) -> str:
