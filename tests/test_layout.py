@@ -190,7 +190,8 @@ def layout_problems(browser, base: str, path: str, language: str, viewport: dict
                     click: str | None = None, presenting: bool = False) -> list[str]:
     """Open `path` in `language` at `viewport` (in presenter mode, and with a click on the button of key `click`)
     and return the checks' problems (a screenshot kept if any)."""
-    where = (f"{path}{f' ({click})' if click else ''}{' (presenter)' if presenting else ''} · {language} · "
+    shown = path.split("?")[0] + (" (a link)" if "?" in path else "")  # (a share link's query is long)
+    where = (f"{shown}{f' ({click})' if click else ''}{' (presenter)' if presenting else ''} · {language} · "
              f"{viewport['width']}×{viewport['height']}")
     context = browser.new_context(locale=LOCALES[language], viewport=viewport)
     context.set_default_timeout(TIMEOUT_MS)
@@ -211,7 +212,7 @@ def layout_problems(browser, base: str, path: str, language: str, viewport: dict
             problems += page.evaluate(PRESENTER_CHECKS, [where, MIN_FONT_PX])
         if problems:
             SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-            name = re.sub(r"[^A-Za-z0-9_.-]+", "_", f"layout-{path.strip('/') or 'home'}-{click or ''}-"
+            name = re.sub(r"[^A-Za-z0-9_.-]+", "_", f"layout-{shown.strip('/') or 'home'}-{click or ''}-"
                           f"{'presenter-' if presenting else ''}{language}-{viewport['width']}")
             page.screenshot(path=str(SCREENSHOTS / f"{name}.png"))
         return problems
@@ -371,3 +372,18 @@ if __name__ == "__main__":  # python -m tests.test_layout WIDTH PATH... : the pr
             for language in LOCALES:
                 print(json.dumps(layout_problems(browser, base, path, language, {"width": width, "height": 900}),
                                  ensure_ascii=False, indent=1))
+
+
+@pytest.mark.parametrize("presenting", [False, True], ids=["plain", "presenter"])
+@pytest.mark.parametrize("language", list(LOCALES))
+def test_the_lab_with_options_on_fits_the_screen(server, browser, language, presenting):  # noqa: F811 (fixtures)
+    """The lab's shared-prefix preset at 1024 px, opened by its share link: a preempted request adds a column to
+    the per-request table, the option rows (preemptions, prefix hits, KV blocks) lengthen the overall table, and the
+    KV charts' titles name the options. All of it still fits, plain and on a projector."""
+    from ui.presets import PRESETS
+    from ui.scenario import Scenario, encode
+    preset = PRESETS["shared_prefix"]
+    link = encode(Scenario(preset.build(), preset.config, preset.policy_a, preset.policy_b))
+    problems = layout_problems(browser, server, "/trace_lab?s=" + link, language, VIEWPORTS["1024x768"],
+                               presenting=presenting)
+    assert not problems, json.dumps(problems, ensure_ascii=False, indent=1)

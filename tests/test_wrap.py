@@ -36,3 +36,21 @@ def test_broken_lines_fit_and_keep_every_word_whole(pieces, font, width):
     assert not starts & set(glued) or " " in text  # (spaces dropped at a break shift the offsets)
     words = [w for w in text.split(" ") if w.isascii() and w]
     assert all(any(w in line for line in lines) for w in words)  # a Latin word is never split
+
+
+@given(st.lists(st.sampled_from(["静", "态", "批", "次", "，", " ", "token", "decode", "KV", "8", "·"]), max_size=60),
+       st.integers(8, 24), st.integers(60, 700))
+def test_balanced_lines_take_as_many_lines_as_break_lines_and_none_longer(pieces, font, width):
+    text = "".join(pieces)
+    greedy, balanced = (f(text, font, width).split("<br>") for f in (wrap.break_lines, wrap.balanced_lines))
+    assert len(balanced) == len(greedy)
+    assert "".join(balanced).replace(" ", "") == text.replace(" ", "")
+    width_of = lambda lines: max(wrap.em(line.strip()) for line in lines)  # noqa: E731 (a space at a break is dropped)
+    assert width_of(balanced) <= width_of(greedy) + 1e-9
+
+
+def test_a_title_one_word_too_long_breaks_near_its_middle_not_before_its_last_word():
+    title = "The three requests under static and continuous batching, on one time axis"
+    assert wrap.break_lines(title, 20, 667).endswith("<br>axis")
+    first, second = wrap.balanced_lines(title, 20, 667).split("<br>")
+    assert abs(wrap.em(first) - wrap.em(second)) < 3

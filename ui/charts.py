@@ -13,7 +13,7 @@ from . import presenter
 from .i18n import t
 from .numbers import number
 from .text import plotly_text
-from .wrap import break_lines
+from .wrap import balanced_lines, break_lines
 
 COLORS = {"queued": "#cfd5de", "prefill": "#f28e2b", "decode": "#4e79a7", "padding": "#e15759",
           "stalled": "#b07aa1", "paused": "#76b7b2", "preempted": "#ff9da7", "swapped": "#9c755f",
@@ -91,6 +91,15 @@ def base_layout(title: str, height: int) -> dict:
         layout["font"] = {"size": presenter.font(12)}
         layout["margin"] |= {"t": 48, "b": 110}
         layout["height"] = height + PRESENTER_ROOM
+    # A title naming a policy's options can be longer than the narrowest chart: it takes more lines, in more room
+    # at the top, and the plot keeps its height.
+    size = layout["title"]["font"]["size"]
+    text = balanced_lines(title, size, SUBTITLE_PX + presenter.page_px() - presenter.PAGE_PX[False])
+    if "<br>" in text:  # (Plotly sets a title's first line on the middle of the top margin: twice the room)
+        more = 2 * text.count("<br>") * round(size * 1.3)
+        layout["title"]["text"] = text
+        layout["margin"]["t"] += more
+        layout["height"] += more
     return layout
 
 

@@ -80,7 +80,10 @@ def show(runs: list[tuple[Schedule, Metrics]], policies: tuple[Policy, Policy], 
     st.subheader(t("lab_per_request"))
     key_text = t("lab_per_request_key", a=md_escape(titles[0]), b=md_escape(titles[1]))
     st.caption(f"{key_text} {times_key(metrics_a.unit)}")
-    st.dataframe(request_table([metrics_a, metrics_b], short), hide_index=True, key=f"{page}_requests")
+    table, left = request_table([metrics_a, metrics_b], short)
+    st.dataframe(table, hide_index=True, key=f"{page}_requests")
+    if left:
+        st.caption(t("lab_requests_left", columns=", ".join(left), csv=t("dl_requests_csv")))
     row = st.container(horizontal=True)  # (each button as wide as its label, the row wrapping: no label cut off)
     row.download_button(t("dl_requests_csv"), partial(requests_csv, [metrics_a, metrics_b]), "requests.csv",
                         "text/csv", key=f"{page}_dl_requests")

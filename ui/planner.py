@@ -27,6 +27,7 @@ from .charts import SERIES_COLORS, base_layout, plotly_figure
 from .i18n import t
 from .numbers import number, share
 from .session import page_state
+from .tables import GRID_FONT_PX, PAGE_PX, grid_px
 from .wrap import em
 
 STATE_KEY = "planner"
@@ -202,18 +203,13 @@ def table(found: Plan) -> pd.DataFrame:
     return shown
 
 
-GRID_FONT_PX = 14  # a data grid's text at Streamlit's 16 px root
 CELL_PADDING_PX = 24  # a grid cell's padding, both sides, and a little room: the fleet column's width
-GRID_PADDING_PX = 16  # a column the grid sizes itself pads its text by 8 px a side
-PAGE_PX = 562  # a 1024 px window's page, beside the sidebar (659 px at a projector's 18 px)
 
 
 def width_px(shown: pd.DataFrame) -> int:
-    """The table's width, at most: the fleet column as fleet_column sets it, and each other column as the grid sizes
-    it, by its header and (here) every row, each estimated a little wide (ui.wrap.em)."""
+    """The table's width, at most: the fleet column as fleet_column sets it, the others as the grid sizes them."""
     fleet = t("pl_col_fleet")
-    return fleet_px(shown[fleet]) + sum(round(max(map(em, [name, *shown[name]])) * GRID_FONT_PX) + GRID_PADDING_PX
-                                        for name in shown if name != fleet)
+    return grid_px(shown, {fleet: fleet_px(shown[fleet])})
 
 
 def fleet_px(texts) -> int:

@@ -89,6 +89,14 @@ def section(title: str):
     return st.container()
 
 
+PAGE_PX = {False: 562, True: 659}  # the page's width in a 1024 px window: plain, and in presenter mode
+
+
+def page_px() -> int:
+    """The page's width in a 1024 px window (the narrowest the app is made for), in this mode."""
+    return PAGE_PX[on()]
+
+
 def px(size: int) -> int:
     """A height in px, made for rows of Streamlit's 16 px root, grown with the root in presenter mode."""
     return round(size * ROOT_PX / 16) if on() else size

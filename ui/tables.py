@@ -8,8 +8,10 @@ from sim.report.export import overall_rows
 from sim.report.metrics import Metrics
 from sim.report.metrics import group_table as group_rows
 
+from . import presenter
 from .i18n import t
 from .numbers import number, quantity, rounded, share, signed
+from .wrap import em
 
 PER_REQUEST = ("queue_time", "ttft", "tpot", "e2e")  # a request's latencies, in its tables (short_<name>)
 OVERALL = ("makespan", "throughput", "request_throughput", "padding_waste", "utilization", "goodput_requests",
@@ -58,11 +60,12 @@ def shown(name: str, value: float | None) -> float | None:
     return rounded(value * 100 if name in SHARES else value)
 
 
-def request_table(runs: list[Metrics], labels: list[str]) -> pd.DataFrame:
+def request_table(runs: list[Metrics], labels: list[str]) -> tuple[pd.DataFrame, list[str]]:
     """One row per request and policy (A's row above B's), so a projector shows every column without
     scrolling: its shape, its latencies under that policy, and how it ended when any request did not simply
     finish. The headers are short; the times' unit is said once, above the table (times_key). (Its completion
-    time, arrival + E2E, is in the CSV.)"""
+    time, arrival + E2E, is in the CSV.) How it ended, its preemptions and its wasted tokens are left to the CSV
+    where with them the table would not fit a 1024 px page (`fits_page`); the headers left out come second."""
     unit = runs[0].unit
     extra = [c for c in ("finish_reason", "preemptions", "wasted")
              if any((r.finish_reason != "finished") if c == "finish_reason" else getattr(r, c)
@@ -77,7 +80,31 @@ def request_table(runs: list[Metrics], labels: list[str]) -> pd.DataFrame:
                 value = getattr(r, metric)
                 row[metric_label(metric, unit)] = t(f"reason_{value}") if metric == "finish_reason" else value
             rows.append(row)
-    return pd.DataFrame(rows)
+    table = pd.DataFrame(rows)
+    left = [metric_label(metric, unit) for metric in extra]
+    if not left or fits_page(grid_px(table)):
+        return table, []
+    return table.drop(columns=left), left
+
+
+GRID_FONT_PX = 14  # a data grid's text at Streamlit's 16 px root
+GRID_PADDING_PX = 16  # a column the grid sizes itself pads its text by 8 px a side
+PAGE_PX = presenter.PAGE_PX[False]  # a 1024 px window's page, beside the sidebar
+
+
+def grid_px(table: pd.DataFrame, widths: dict[str, int] | None = None) -> int:
+    """The width a data grid gives `table`, at most: each column as wide as its header or its longest text (the
+    grid sizes it by its first rows: these are every row), estimated a little wide (ui.wrap.em), or as `widths`
+    sets it (in px at 14 px text); grown with the text in presenter mode."""
+    widths = widths or {}
+    return presenter.px(sum(widths[name] if name in widths else
+                            round(max(map(em, [str(name), *map(str, table[name])])) * GRID_FONT_PX) + GRID_PADDING_PX
+                            for name in table.columns))
+
+
+def fits_page(px: int) -> bool:
+    """Whether a table `px` wide (grid_px) fits a 1024 px window's page, in this mode."""
+    return px <= presenter.page_px()
 
 
 def times_key(unit: str) -> str:
@@ -93,7 +120,8 @@ def request_shape(request, policy: str, arrival: object) -> dict[str, object]:
 
 def overall_table(a: Metrics, b: Metrics, names: tuple[str, ...] = OVERALL) -> pd.DataFrame:
     """Overall figures of both policies with the change from Policy 1 to Policy 2 and whether it is for the
-    better (none for a NEUTRAL metric)."""
+    better (none for a NEUTRAL metric): in a column of its own, or after the change where the table would not fit
+    a 1024 px page with it (large figures, option rows, a projector)."""
     rows_a, rows_b = overall_rows(a), overall_rows(b)
     names = names + tuple(n for n in EXTRA if names == OVERALL and (rows_a[n] or rows_b[n]))
     records = []
@@ -108,7 +136,13 @@ def overall_table(a: Metrics, b: Metrics, names: tuple[str, ...] = OVERALL) -> p
                         t("policy_short_b"): shown(name, vb),
                         t("col_change"): f"{signed(shown(name, change))} ({relative})" if change else "0",
                         t("col_verdict"): "" if better is None else ("✅" if better else "🔻")})
-    return pd.DataFrame(records)
+    table = pd.DataFrame(records)
+    if fits_page(grid_px(table)):
+        return table
+    # Too wide for a 1024 px page (large figures, on a projector): the verdict follows the change it judges.
+    change, verdict = t("col_change"), t("col_verdict")
+    table[change] = (table[change] + " " + table[verdict]).str.rstrip()
+    return table.drop(columns=verdict)
 
 
 def group_table(metrics: Metrics, key: str) -> pd.DataFrame:

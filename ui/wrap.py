@@ -8,6 +8,7 @@ Chinese character 1; bold about 7% wider), each taken a little wider, and a line
 estimate never falls short."""
 from __future__ import annotations
 
+import math
 import re
 
 TAG = re.compile(r"<[^>]+>")
@@ -84,3 +85,20 @@ def break_lines(text: str, font: float, width: float) -> str:
         used += size
     lines.append(line.rstrip())
     return "<br>".join(lines)
+
+
+def balanced_lines(text: str, font: float, width: float) -> str:
+    """break_lines, in as many lines but of even lengths: the narrowest width (to a px) that breaks `text` into no
+    more lines than `width` does, so that a title's last line is not one word left over."""
+    greedy = break_lines(text, font, width)
+    lines = greedy.count("<br>")
+    if not lines:
+        return greedy
+    low, high = 1, math.ceil(width)  # break_lines at `high` takes `lines` more lines; find the least width that does
+    while low < high:
+        middle = (low + high) // 2
+        if break_lines(text, font, middle).count("<br>") <= lines:
+            high = middle
+        else:
+            low = middle + 1
+    return break_lines(text, font, high)

@@ -181,6 +181,7 @@ TEXTS = {
     "col_policy": "policy",
     "card_throughput": "tokens/{per}",
     "card_goodput_requests": "goodput",
+    "lab_requests_left": "{columns}: in “{csv}” below. With them the table would not fit a 1024 px screen.",
     "lab_per_request_key": "Two rows a request: P1 = {a}, P2 = {b}.",
     "times_key": "Arrival, queue, TTFT and E2E in {unit}; TPOT in {unit} a token.",
     "col_arrival": "arrival",

@@ -161,6 +161,7 @@ TEXTS = {
     "col_policy": "策略",
     "card_throughput": "token/{per}",
     "card_goodput_requests": "goodput",
+    "lab_requests_left": "{columns}：见下方“{csv}”。加上它们，表格在 1024 px 宽的屏幕上放不下。",
     "lab_per_request_key": "每个请求两行：P1 = {a}，P2 = {b}。",
     "times_key": "到达、排队、TTFT 与端到端的单位为 {unit}；TPOT 为每个 token 的 {unit}。",
     "col_arrival": "到达",
