@@ -65,7 +65,7 @@ def request_table(runs: list[Metrics], labels: list[str]) -> tuple[pd.DataFrame,
     scrolling: its shape, its latencies under that policy, and how it ended when any request did not simply
     finish. The headers are short; the times' unit is said once, above the table (times_key). (Its completion
     time, arrival + E2E, is in the CSV.) How it ended, its preemptions and its wasted tokens are left to the CSV
-    where with them the table would not fit a 1024 px page (`fits_page`); the headers left out come second."""
+    where with them the table would not fit a 1024 px page (`fits_page`). The table, and the headers left out."""
     unit = runs[0].unit
     extra = [c for c in ("finish_reason", "preemptions", "wasted")
              if any((r.finish_reason != "finished") if c == "finish_reason" else getattr(r, c)
