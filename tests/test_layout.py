@@ -364,16 +364,6 @@ def test_the_labs_options_fit_the_screen(server, browser, language, viewport, pr
     assert not problems, json.dumps(problems, ensure_ascii=False, indent=1)
 
 
-if __name__ == "__main__":  # python -m tests.test_layout WIDTH PATH... : the problems at another viewport width
-    width, paths = int(sys.argv[1]), sys.argv[2:] or sorted(PAGES)
-    with streamlit_server() as base, playwright_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        for path in paths:
-            for language in LOCALES:
-                print(json.dumps(layout_problems(browser, base, path, language, {"width": width, "height": 900}),
-                                 ensure_ascii=False, indent=1))
-
-
 @pytest.mark.parametrize("presenting", [False, True], ids=["plain", "presenter"])
 @pytest.mark.parametrize("language", list(LOCALES))
 def test_the_lab_with_options_on_fits_the_screen(server, browser, language, presenting):  # noqa: F811 (fixtures)
@@ -387,3 +377,13 @@ def test_the_lab_with_options_on_fits_the_screen(server, browser, language, pres
     problems = layout_problems(browser, server, "/trace_lab?s=" + link, language, VIEWPORTS["1024x768"],
                                presenting=presenting)
     assert not problems, json.dumps(problems, ensure_ascii=False, indent=1)
+
+
+if __name__ == "__main__":  # python -m tests.test_layout WIDTH PATH... : the problems at another viewport width
+    width, paths = int(sys.argv[1]), sys.argv[2:] or sorted(PAGES)
+    with streamlit_server() as base, playwright_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        for path in paths:
+            for language in LOCALES:
+                print(json.dumps(layout_problems(browser, base, path, language, {"width": width, "height": 900}),
+                                 ensure_ascii=False, indent=1))

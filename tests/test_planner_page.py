@@ -134,8 +134,9 @@ def test_beside_long_fleet_names_the_table_leaves_the_p90s_to_the_download(lang)
     share within the SLO and its goodput, and is estimated to fit. (Planned in English, then shown in Chinese:
     AppTest reads a radio's labels outside the page's session, in English.)"""
     from ui.i18n import speaking
-    from ui.planner import PAGE_PX, plan_csv, width_px
+    from ui.planner import plan_csv, width_px
     from ui.strings import STRINGS
+    from ui.tables import fits_page
     at = open_planner()
     at.multiselect(key="w_pl_splits").set_value(["1:3"]).run()
     at.button(key="pl_run").click().run()
@@ -148,5 +149,5 @@ def test_beside_long_fleet_names_the_table_leaves_the_p90s_to_the_download(lang)
     assert list(shown.columns) == [STRINGS[key][lang] for key in ("pl_col_fleet", "pl_col_attainment",
                                                                   "pl_col_goodput")]
     with speaking(lang):
-        assert width_px(shown) <= PAGE_PX
+        assert fits_page(width_px(shown))
     assert "ttft_p90" in plan_csv(found).splitlines()[0]

@@ -27,7 +27,7 @@ from .charts import SERIES_COLORS, base_layout, plotly_figure
 from .i18n import t
 from .numbers import number, share
 from .session import page_state
-from .tables import GRID_FONT_PX, PAGE_PX, grid_px
+from .tables import GRID_FONT_PX, fits_page, grid_px
 from .wrap import em
 
 STATE_KEY = "planner"
@@ -185,7 +185,7 @@ def fleet_text(row: dict, gpus: bool = True) -> str:
 def table(found: Plan) -> pd.DataFrame:
     """Every configuration simulated, rounded for reading, with units in the headers: the fleet and its cost (its
     GPUs, or where GPUs are priced its dollars an hour), its share within the SLO marked ✓ where it keeps the target,
-    and its TTFT and TPOT p90 in one where a 1024 px page holds them too (PAGE_PX): not on a projector's 18 px, nor
+    and its TTFT and TPOT p90 in one where a 1024 px page holds them too (fits_page): not on a projector's 18 px, nor
     beside long fleet names (prefill:decode splits, many replicas). The p90s, which the ✓ sums up, are in the
     download either way."""
     rows = []
@@ -198,7 +198,7 @@ def table(found: Plan) -> pd.DataFrame:
                 t("pl_col_p90"): f"{number(r['ttft_p90'])} / {number(r['tpot_p90'])}"}
         rows.append(row)
     shown = pd.DataFrame(rows)
-    if presenter.on() or shown.empty or width_px(shown) > PAGE_PX:
+    if presenter.on() or shown.empty or not fits_page(width_px(shown)):
         shown = shown.drop(columns=t("pl_col_p90"), errors="ignore")
     return shown
 

@@ -89,7 +89,6 @@ def request_table(runs: list[Metrics], labels: list[str]) -> tuple[pd.DataFrame,
 
 GRID_FONT_PX = 14  # a data grid's text at Streamlit's 16 px root
 GRID_PADDING_PX = 16  # a column the grid sizes itself pads its text by 8 px a side
-PAGE_PX = presenter.PAGE_PX[False]  # a 1024 px window's page, beside the sidebar
 
 
 def grid_px(table: pd.DataFrame, widths: dict[str, int] | None = None) -> int:

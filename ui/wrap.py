@@ -94,7 +94,7 @@ def balanced_lines(text: str, font: float, width: float) -> str:
     lines = greedy.count("<br>")
     if not lines:
         return greedy
-    low, high = 1, math.ceil(width)  # break_lines at `high` takes `lines` more lines; find the least width that does
+    low, high = 1, math.ceil(width)  # the least width whose lines are no more than `width`'s, by bisection
     while low < high:
         middle = (low + high) // 2
         if break_lines(text, font, middle).count("<br>") <= lines:
