@@ -13,8 +13,9 @@ from ui.charts import sweep_chart
 from ui.i18n import t
 from ui.numbers import number
 from ui.policy_form import roofline_words
-from ui.problems import problem_table
+from ui.problems import show_problems
 from ui.session import kept, run_button
+from ui.tables import sized_columns
 from ui.text import md_escape
 from ui.trace_sources import generator_tab, show_source_error, upload_tab
 
@@ -52,7 +53,7 @@ with presenter.options(t("presenter_options")):
             trace = lab_state.current_trace()
         except TraceError as error:
             st.error(t("sw_lab_bad"))
-            st.dataframe(problem_table(error.problems), hide_index=True, key="sw_lab_problems")
+            show_problems(error.problems, "sw_lab_problems")
     show_source_error()
     if trace is not None:
         st.caption(t("sw_trace_summary", n=number(len(trace)), span=number(max(r.arrival for r in trace)),
@@ -156,6 +157,7 @@ st.markdown("\n".join(f"- {line}" for line in capacity.surprises(rows, result.ch
             or t("sw_why_none"))
 
 st.subheader(t("sw_table"))
-st.dataframe(capacity.results_table(rows, swept, result.unit), hide_index=True, key="sw_results",
-             column_config=capacity.results_columns())
+results = capacity.results_table(rows, swept, result.unit)
+st.dataframe(results, hide_index=True, key="sw_results",
+             column_config=sized_columns(results, capacity.results_columns()))
 st.download_button(t("sw_download"), partial(sweep_csv, rows), "sweep.csv", "text/csv", key="sw_dl_results")

@@ -12,7 +12,7 @@ from ui.charts import gantt
 from ui.i18n import t
 from ui.numbers import number, share, signed
 from ui.policy_form import places, policy_form
-from ui.problems import config_error, problem_table, trace_error_text
+from ui.problems import config_error, show_problems, trace_error_text
 from ui.real_model import (
     DISCONNECT_AFTER,
     DTYPES,
@@ -32,6 +32,7 @@ from ui.real_model import (
     model_card,
     prepare,
     presets,
+    requests_table,
     run_both,
     run_config,
     shared_model,
@@ -39,7 +40,7 @@ from ui.real_model import (
     threads_words,
 )
 from ui.session import kept, run_button
-from ui.tables import policy_name, policy_title
+from ui.tables import policy_name, policy_title, sized_columns
 from ui.text import md_escape
 
 through_app()
@@ -86,18 +87,16 @@ try:
     trace, prompts = prepare(raw, model.config.context, int(seed), template, lab_state.config().prefix_block)
 except TraceError as error:
     st.error(t("rm_bad_trace"))
-    st.dataframe(problem_table(error.problems), hide_index=True)
+    show_problems(error.problems, "rm_problems")
     st.stop()
 if source == "lab" and trace is not raw:
     st.info(t("rm_scaled", context=model.config.context))
 compared = bpe_counts(prompts)  # for comparison only: the model reads bytes
-st.dataframe({t("col_name"): [r.name for r in trace], t("col_arrival"): [r.arrival for r in trace],
-              t("col_prompt"): [r.prompt for r in trace], t("col_output"): [r.output for r in trace],
-              t("rm_bpe_tokens"): compared,
-              t("rm_prompt_text"): [p.decode("utf-8", errors="replace") for p in prompts]},
-             hide_index=True, key="rm_table", height=240,  # the text last and of a set width: no column is cut off
-             column_config={t("rm_prompt_text"): st.column_config.TextColumn(width="medium"),
-                            t("rm_bpe_tokens"): st.column_config.NumberColumn(help=t("rm_bpe_tokens_help"))})
+requests = requests_table(trace, prompts, compared)
+st.dataframe(requests, hide_index=True, key="rm_table", height=240,  # the text last and of a set width: no column
+             column_config=sized_columns(requests, {  # is cut off
+                 t("rm_prompt_text"): st.column_config.TextColumn(width="medium"),
+                 t("rm_bpe_tokens"): st.column_config.NumberColumn(help=t("rm_bpe_tokens_help"))}))
 with st.expander(t("rm_prefilled")):
     st.caption(t("rm_prefilled_note"))
     for request, prompt, bpe in zip(trace, prompts, compared):
@@ -167,8 +166,9 @@ else:
                 column.plotly_chart(gantt(shown_schedule, t(f"rm_gantt_{key}", title=title), x_max=x_max),
                                     key=f"rm_gantt_{key}_{label}")
             st.caption(t("rm_iteration_error", label=policy_name(index), stray=about["iteration_error_percent"]))
-        st.dataframe(comparison_table(figures, schedule.unit, about["void"]), hide_index=True,
-                     key=f"rm_prediction_{label}")
+        compared_table = comparison_table(figures, schedule.unit, about["void"])
+        st.dataframe(compared_table, hide_index=True, key=f"rm_prediction_{label}",
+                     column_config=sized_columns(compared_table))
     with st.expander(t("rm_outputs")):
         for request, text in zip(results[1].schedule.requests, results[1].outputs):
             st.text(request.name)

@@ -9,10 +9,11 @@ from ui import chat, lab_results, lab_state, presenter
 from ui.boot import through_app
 from ui.i18n import t
 from ui.policy_form import grid, hardware_form, places, policy_form
-from ui.problems import config_error, problem_table
+from ui.problems import config_error, show_problems
 from ui.runs import run
 from ui.scenario import QUERY_KEY, Scenario, ScenarioError, encode
 from ui.session import run_button
+from ui.tables import sized_columns
 from ui.trace_sources import MAX_REQUESTS, generator_tab, presets_tab, show_source_error, upload_tab
 
 AUTO_RUN = 300  # up to this many requests every change re-runs at once; beyond, the Run button does
@@ -47,11 +48,11 @@ with trace_section:
     edited = st.data_editor(
         base, key=lab_state.editor_key(), num_rows="dynamic", width="stretch",
         height=presenter.px(min(420, 38 + 35 * (len(base) + 1))),
-        column_config={column: (st.column_config.TextColumn if column in TEXT_COLUMNS else
-                                st.column_config.NumberColumn)(t(f"col_{column}"), help=t(f"help_{column}"),
-                                                               width="medium" if column in PROMPT_TEXT else None)
-                       for column in ("name", "arrival", "prompt", "output", *PROMPT_TEXT, "read_rate",
-                                      "disconnect_at", "hash_ids")})
+        column_config=sized_columns(base, {
+            column: (st.column_config.TextColumn if column in TEXT_COLUMNS else st.column_config.NumberColumn)(
+                t(f"col_{column}"), help=t(f"help_{column}"), width="medium" if column in PROMPT_TEXT else None)
+            for column in ("name", "arrival", "prompt", "output", *PROMPT_TEXT, "read_rate", "disconnect_at",
+                           "hash_ids")}))
 lab_state.state().current = edited
 
 trace, problems = None, ()
@@ -64,7 +65,7 @@ else:
         problems = error.problems
 if problems:
     st.error(t("lab_bad_rows", n=len({p.row for p in problems})))
-    st.dataframe(problem_table(problems), hide_index=True, key="lab_problems")
+    show_problems(problems, "lab_problems")
 elif trace is not None and trace.reordered:
     st.info(t("lab_sorted"))
 with trace_section:
@@ -120,7 +121,7 @@ over_budget = (lab_state.prompts_over_budget(trace, config, lab_state.policies()
                if trace is not None and config is not None else ())
 if over_budget:
     st.error(t("lab_over_budget"))
-    st.dataframe(problem_table(over_budget), hide_index=True, key="lab_over_budget")
+    show_problems(over_budget, "lab_over_budget")
     trace = None
 
 st.header(t("lab_results"), divider="gray")

@@ -1,4 +1,5 @@
-"""Shared test helpers: where ../shared lives, and small trace builders."""
+"""Shared test helpers: where ../shared lives, small trace builders, and a check of every table a page draws."""
+import json
 import os
 from pathlib import Path
 
@@ -14,6 +15,50 @@ def kept_profiles(tmp_path_factory):
     """This machine's cost profiles are kept in the session's own folder (gpu_demo.profile.kept_dir): the first
     comparison of the session profiles the machine, as on a first visit, and a user's own are never touched."""
     os.environ["CLASSROOM_PROFILES"] = str(tmp_path_factory.mktemp("profiles"))
+
+
+@pytest.fixture(autouse=True)
+def whole_cells(monkeypatch):
+    """Every run of a page in any test (its first, and after each click or edit) draws no table that cuts a cell
+    off: a test that ends with one fails, naming it (`cut_cells`)."""
+    from streamlit.testing.v1 import AppTest
+    cut, run = [], AppTest._run
+
+    def checked(self, *args, **kwargs):
+        at = run(self, *args, **kwargs)
+        cut.extend(cell for cell in cut_cells(at) if cell not in cut)
+        return at
+
+    monkeypatch.setattr(AppTest, "_run", checked)
+    yield
+    assert not cut, f"a table cuts these cells off: {cut}"
+
+
+def cut_cells(at) -> list[str]:
+    """Each grid column whose longest text would be cut off: in a column without a width of its own, a text after
+    the rows the grid sizes it by, longer than all of them by half an em (ui/wrap.em's estimate); in a column set
+    to a width in px, a text wider than that. (A grid sizes a column to its header and its first rows, sampling
+    ten: a longer text further down is cut off, on a canvas the browser checks cannot read: tests/test_layout.py.)"""
+    from ui.tables import GRID_FONT_PX, GRID_SAMPLED_ROWS
+    from ui.wrap import em
+    cut = []
+    for k, grid in enumerate(at.dataframe):
+        config, shown = json.loads(grid.proto.columns or "{}"), grid.value
+        for column in shown.columns:
+            texts = [str(value) for value in shown[column]]
+            width = config.get(str(column), {}).get("width")
+            if isinstance(width, int):
+                longest = max(texts, key=em, default="")
+                if em(longest) * GRID_FONT_PX > width:
+                    cut.append(f"table #{k + 1}, column {column!r} ({width} px): {longest!r}")
+                continue
+            if width:  # ("small", "medium" or "large": a text column that may end in "…" by design)
+                continue
+            sized = max(map(em, [str(column), *texts[:GRID_SAMPLED_ROWS]]))
+            longest = max(texts[GRID_SAMPLED_ROWS:], key=em, default="")
+            if em(longest) > sized + 0.5:
+                cut.append(f"table #{k + 1}, column {column!r}: {longest!r} (row {texts.index(longest) + 1})")
+    return cut
 
 
 def shared_path(*parts: str) -> Path:

@@ -8,6 +8,7 @@ from streamlit.testing.v1 import AppTest
 
 from sim.core.config import Config, Policy
 from sim.trace.trace import validate
+from tests.conftest import cut_cells
 from ui.scenario import Scenario, encode
 
 APP = str(Path(__file__).resolve().parents[1] / "classroom.py")  # the script app.py serves
@@ -27,29 +28,6 @@ def open_page(page: str, lang: str = "en", state: dict | None = None) -> AppTest
 
 def figure(at: AppTest, i: int) -> dict:
     return json.loads(at.get("plotly_chart")[i].proto.spec)
-
-
-# A data grid sizes a column to its header and its first rows (glide-data-grid's column sizer samples ten): a longer
-# text further down is cut off, on a canvas the browser checks cannot read (tests/test_layout.py).
-GRID_SAMPLED_ROWS = 10
-
-
-def cut_cells(at: AppTest) -> list[str]:
-    """Each grid column, without a width of its own, whose longest text comes after the rows it is sized by and is
-    longer than all of them (by half an em: ui/wrap.em's estimate)."""
-    from ui.wrap import em
-    cut = []
-    for k, grid in enumerate(at.dataframe):
-        config, shown = json.loads(grid.proto.columns or "{}"), grid.value
-        for column in shown.columns:
-            if config.get(str(column), {}).get("width"):
-                continue
-            texts = [str(value) for value in shown[column]]
-            sized = max(map(em, [str(column), *texts[:GRID_SAMPLED_ROWS]]))
-            longest = max(texts[GRID_SAMPLED_ROWS:], key=em, default="")
-            if em(longest) > sized + 0.5:
-                cut.append(f"table #{k + 1}, column {column!r}: {longest!r} (row {texts.index(longest) + 1})")
-    return cut
 
 
 def text_of(at: AppTest) -> str:
@@ -322,7 +300,7 @@ def test_capacity_lab_default_shows_continuous_knee_above_static_and_chunked_abo
     assert len(knees) == 1 and knees[0].count("keeps at least 90%") == 3
     found = dict(re.findall(r"\*\*(.+?)\*\* keeps at least 90% of requests within every SLO up to \*\*([\d.]+)x",
                             knees[0]))
-    assert float(found["static"]) < float(found["continuous"]) < float(found["continuous \\+ chunked"])
+    assert float(found["static"]) < float(found["continuous"]) < float(found["chunked prefill"])
     static, continuous, chunked = found.values()
     readme = (Path(APP).parent / "README.md").read_text(encoding="utf-8")
     assert (f"static's knee at\n  {static}×, continuous's at {continuous}× and chunked prefill's at {chunked}×"

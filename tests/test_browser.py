@@ -459,7 +459,7 @@ def test_the_capacity_lab_sweeps_a_real_azure_trace_and_marks_the_knees(open_pag
     expect(charts.first.locator(".main-svg").first).to_be_visible()
     assert charts.count() >= 5
     legend = charts.first.locator(".legendtext").all_text_contents()
-    assert {"static", "continuous", "continuous + chunked"} <= set(legend)
+    assert {"static", "continuous", "chunked prefill"} <= set(legend)
 
 
 def test_the_real_model_streams_stops_and_runs_again(open_page):

@@ -24,6 +24,7 @@ from .tables import (
     policy_title,
     request_table,
     shown,
+    sized_columns,
     times_key,
     what_changed,
 )
@@ -68,7 +69,8 @@ def show(runs: list[tuple[Schedule, Metrics]], policies: tuple[Policy, Policy], 
         _expert_heatmaps(labelled, page)
     st.subheader(t("lab_overall"))
     st.caption(t("lab_ab_key", a=md_escape(titles[0]), b=md_escape(titles[1])))
-    st.dataframe(overall_table(metrics_a, metrics_b), hide_index=True, key=f"{page}_overall")
+    overall = overall_table(metrics_a, metrics_b)
+    st.dataframe(overall, hide_index=True, key=f"{page}_overall", column_config=sized_columns(overall))
     if metrics_a.utilization != metrics_b.utilization:
         st.caption(t("lab_utilization_note"))
     for key in ("tenant", "priority"):
@@ -76,12 +78,13 @@ def show(runs: list[tuple[Schedule, Metrics]], policies: tuple[Policy, Policy], 
             st.subheader(t(f"lab_per_{key}"))
             for label, title, metrics in zip("AB", named, (metrics_a, metrics_b)):
                 st.caption(md_escape(title))
-                st.dataframe(group_table(metrics, key), hide_index=True, key=f"{page}_{key}_{label}")
+                groups = group_table(metrics, key)
+                st.dataframe(groups, hide_index=True, key=f"{page}_{key}_{label}", column_config=sized_columns(groups))
     st.subheader(t("lab_per_request"))
     key_text = t("lab_per_request_key", a=md_escape(titles[0]), b=md_escape(titles[1]))
     st.caption(f"{key_text} {times_key(metrics_a.unit)}")
     table, left = request_table([metrics_a, metrics_b], short)
-    st.dataframe(table, hide_index=True, key=f"{page}_requests")
+    st.dataframe(table, hide_index=True, key=f"{page}_requests", column_config=sized_columns(table))
     if left:
         st.caption(t("lab_requests_left", columns=", ".join(left), csv=t("dl_requests_csv")))
     row = st.container(horizontal=True)  # (each button as wide as its label, the row wrapping: no label cut off)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 import pandas as pd
+import streamlit as st
 
 from sim import codec
 from sim.core.config import Config, Policy
@@ -14,6 +15,7 @@ from sim.trace.trace import Problem, TraceError
 from .i18n import t
 from .lab_state import LABELS
 from .strings import STRINGS
+from .tables import sized_columns
 from .text import md_escape
 
 # The label of each field a ConfigError may name that is neither a policy option (opt_<field>) nor a lab setting
@@ -39,6 +41,12 @@ def problem_table(problems: tuple[Problem, ...]) -> pd.DataFrame:
         t("col_column"): [t(f"col_{p.column}") if p.column else "" for p in problems],
         t("col_problem"): [problem_text(p) for p in problems],
     })
+
+
+def show_problems(problems: tuple[Problem, ...], key: str) -> None:
+    """The problems as a table on the page: a row each, none of its words cut off."""
+    table = problem_table(problems)
+    st.dataframe(table, hide_index=True, key=key, column_config=sized_columns(table))
 
 
 def trace_error_text(error: TraceError) -> str:

@@ -277,6 +277,15 @@ def run_both(model: GPT, trace: Trace, prompts: list[bytes], config: Config, pol
         lock.release()
 
 
+def requests_table(trace: Trace, prompts: list[bytes], compared: list[int]) -> pd.DataFrame:
+    """The requests the model serves: each with its prompt's text and, beside the bytes the model reads, the
+    tokens a BPE tokenizer would make of it (`compared`)."""
+    return pd.DataFrame({t("col_name"): [r.name for r in trace], t("col_arrival"): [r.arrival for r in trace],
+                         t("col_prompt"): [r.prompt for r in trace], t("col_output"): [r.output for r in trace],
+                         t("rm_bpe_tokens"): compared,
+                         t("rm_prompt_text"): [p.decode("utf-8", errors="replace") for p in prompts]})
+
+
 def comparison_table(figures: dict, unit: str, void: bool = False) -> pd.DataFrame:
     """Each figure measured beside predicted, with the relative error (headed as void when the run was
     disturbed)."""

@@ -89,16 +89,39 @@ def request_table(runs: list[Metrics], labels: list[str]) -> tuple[pd.DataFrame,
 
 GRID_FONT_PX = 14  # a data grid's text at Streamlit's 16 px root
 GRID_PADDING_PX = 16  # a column the grid sizes itself pads its text by 8 px a side
+GRID_SAMPLED_ROWS = 10  # a grid sizes a column by its header and its first ten rows (glide-data-grid's sizer)
+
+
+def column_px(name: object, values) -> int:
+    """The width a grid gives a column that holds `values` under the header `name` (every one of them), at most:
+    estimated a little wide (ui.wrap.em), at 14 px text."""
+    return round(max(map(em, [str(name), *map(str, values)])) * GRID_FONT_PX) + GRID_PADDING_PX
 
 
 def grid_px(table: pd.DataFrame, widths: dict[str, int] | None = None) -> int:
     """The width a data grid gives `table`, at most: each column as wide as its header or its longest text (the
-    grid sizes it by its first rows: these are every row), estimated a little wide (ui.wrap.em), or as `widths`
-    sets it (in px at 14 px text); grown with the text in presenter mode."""
+    grid sizes it by its first rows: these are every row), or as `widths` sets it (in px at 14 px text); grown
+    with the text in presenter mode."""
     widths = widths or {}
-    return presenter.px(sum(widths[name] if name in widths else
-                            round(max(map(em, [str(name), *map(str, table[name])])) * GRID_FONT_PX) + GRID_PADDING_PX
-                            for name in table.columns))
+    return presenter.px(sum(widths[name] if name in widths else column_px(name, table[name]) for name in table.columns))
+
+
+def sized_columns(table: pd.DataFrame, config: dict | None = None) -> dict:
+    """The column config of a grid that shows `table`: `config` (by column), and a width of its own for each
+    column whose longest text comes after the rows the grid sizes it by, which the grid would cut off (a long
+    value in row 17 below ten short ones). Other columns keep the grid's own sizing."""
+    config = dict(config or {})
+    for name in table.columns:
+        own = config.get(name, {})  # (None: hidden; a text: its label)
+        if own is None or len(table) <= GRID_SAMPLED_ROWS:
+            continue
+        own = {"label": own} if isinstance(own, str) else own
+        if own.get("width"):
+            continue
+        header, texts = own.get("label") or name, [str(value) for value in table[name]]
+        if max(map(em, texts[GRID_SAMPLED_ROWS:])) > max(map(em, [str(header), *texts[:GRID_SAMPLED_ROWS]])):
+            config[name] = {**own, "width": presenter.px(column_px(header, texts))}
+    return config
 
 
 def fits_page(px: int) -> bool:

@@ -14,7 +14,7 @@ from sim.trace.trace import MAX_TOKENS, Trace, TraceError
 from . import lab_state
 from .i18n import t
 from .presets import PRESETS
-from .problems import problem_table
+from .problems import show_problems
 from .session import WIDGET, kept
 from .source_forms import GeneratorForm, UploadForm
 from .text import md_escape
@@ -154,4 +154,4 @@ def show_source_error() -> None:
     if message:
         st.error(message)
         if problems:
-            st.dataframe(problem_table(problems), hide_index=True, key="source_problems")
+            show_problems(problems, "source_problems")

@@ -1204,7 +1204,7 @@ TEXTS = {
     "sw_prefix_on": "prefix cache",
     "sw_default_static": "static",
     "sw_default_continuous": "continuous",
-    "sw_default_chunked": "continuous + chunked",
+    "sw_default_chunked": "chunked prefill",
     "sw_download": "Download the sweep (CSV)",
     "dl_prom_tick_ms": "1 tick = ? ms (for the Prometheus export)",
     "dl_prom_tick_help": "Prometheus and vLLM measure time in seconds; say how long a tick is.",

@@ -1164,7 +1164,7 @@ TEXTS = {
     "sw_prefix_on": "前缀缓存",
     "sw_default_static": "静态",
     "sw_default_continuous": "连续",
-    "sw_default_chunked": "连续 + 分块 prefill",
+    "sw_default_chunked": "分块 prefill",
     "sw_download": "下载扫描结果（CSV）",
     "dl_prom_tick_ms": "导出时 1 tick 为多少毫秒",
     "dl_prom_tick_help": "Prometheus 和 vLLM 以秒计时；请给出一个 tick 的时长。",

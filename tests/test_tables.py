@@ -1,0 +1,38 @@
+"""ui/tables.sized_columns: a grid measures a column by its header and first ten rows; a longer text further down
+gets a width of its own, and nothing else changes."""
+import pandas as pd
+from hypothesis import given
+from hypothesis import strategies as st
+
+from ui.tables import GRID_SAMPLED_ROWS, column_px, sized_columns
+from ui.wrap import em
+
+texts = st.text(alphabet="abcXYZ0123 .%-批处", min_size=1, max_size=30)
+
+
+@given(st.lists(texts, min_size=1, max_size=30), st.lists(texts, min_size=1, max_size=30))
+def test_a_column_gets_a_width_exactly_when_a_longer_text_lies_below_the_sampled_rows(first, later):
+    column = first + later
+    table = pd.DataFrame({"name": column, "short": ["x"] * len(column)})
+    config = sized_columns(table)
+    assert "short" not in config  # (every text within the sampled rows)
+    below = column[GRID_SAMPLED_ROWS:]
+    cut = bool(below) and max(map(em, below)) > max(map(em, ["name", *column[:GRID_SAMPLED_ROWS]]))
+    assert ("name" in config) == cut
+    if cut:  # the whole column's longest text fits the width
+        assert config["name"]["width"] == column_px("name", column) >= max(map(em, column)) * 14
+
+
+def test_a_set_width_a_hidden_column_and_a_label_are_kept():
+    long = ["a"] * GRID_SAMPLED_ROWS + ["a much longer text below the tenth row"]
+    table = pd.DataFrame({"set": long, "hidden": long, "labelled": long, "named": long})
+    config = sized_columns(table, {"set": {"width": 75}, "hidden": None, "labelled": "a label",
+                                   "named": {"label": "x", "help": "h"}})
+    assert config["set"] == {"width": 75} and config["hidden"] is None
+    assert config["labelled"]["label"] == "a label" and config["labelled"]["width"] > 75
+    assert config["named"]["help"] == "h" and config["named"]["width"] == column_px("x", long)
+
+
+def test_a_short_table_is_left_to_the_grid():
+    table = pd.DataFrame({"name": ["a"] * (GRID_SAMPLED_ROWS - 1) + ["a much longer text"]})
+    assert sized_columns(table) == {}
