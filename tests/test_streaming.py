@@ -318,12 +318,13 @@ def engine_trace(**columns):
 
 @pytest.mark.parametrize("release", [False, True])
 def test_the_real_engine_pauses_a_slow_reader_and_its_outputs_stay_exact(model64, release):
-    """r1's client reads a token every 20 ms, far slower than the model makes them: with 2 credits the engine
-    pauses r1 (or releases and recomputes it), and every output is still the request's greedy output alone."""
+    """r1's client reads a token every 50 ms, far slower than the model makes them (a few ms a step here, and still
+    under 50 on a machine loaded by other tests): with 2 credits the engine pauses r1 (or releases and recomputes
+    it), and every output is still the request's greedy output alone."""
     from gpu_demo.engine import run
     from tests.test_gpu_demo import alone
 
-    result = run(model64, engine_trace(read_rate=0.05), ENGINE_PROMPTS, Config(64),
+    result = run(model64, engine_trace(read_rate=0.02), ENGINE_PROMPTS, Config(64),
                  Policy(stream_credits=2, release_paused=release))
     assert result.outputs == [alone(model64, p, n) for p, n in zip(ENGINE_PROMPTS, ENGINE_OUTPUTS)]
     slow = result.schedule.requests[1]
@@ -332,8 +333,8 @@ def test_the_real_engine_pauses_a_slow_reader_and_its_outputs_stay_exact(model64
     else:
         assert any(s.phase == "paused" for s in slow.segments)
     times = result.schedule.emitted()[1]
-    for at in times:  # never more than 2 tokens unread, read at 0.05 a ms
-        assert sum(1 for t in times if t <= at) - read_whole(times, Fraction(1, 20), at) <= 2
+    for at in times:  # never more than 2 tokens unread, read at 0.02 a ms
+        assert sum(1 for t in times if t <= at) - read_whole(times, Fraction(1, 50), at) <= 2
 
 
 def test_the_real_engine_stops_a_request_whose_client_left_and_frees_its_blocks(model64):

@@ -492,7 +492,7 @@ TEXTS = {
     "pl_trace_summary": "{n} 个请求，跨 {span} 秒；平均 prompt {prompt} 个 token，平均输出 {output} 个 token。",
     "pl_fleet": "2 · 模型与要尝试的 GPU",
     "pl_gpus_label": "要尝试的 GPU",
-    "pl_replicas": "要搜索的副本数（每个都是引擎的一份拷贝）",
+    "pl_replicas": "要搜索的副本数（每个是一份引擎拷贝）",
     "pl_priced": "按小时计价",
     "pl_priced_help": "关闭：成本按 GPU 个数计。打开：成本 = GPU 数 × 你输入的每 GPU 小时价格。",
     "pl_price": "{gpu}（美元/GPU 小时）",
