@@ -15,7 +15,7 @@ from ui.numbers import number
 from ui.policy_form import roofline_words
 from ui.problems import show_problems
 from ui.session import kept, run_button
-from ui.tables import sized_columns
+from ui.tables import show_table
 from ui.text import md_escape
 from ui.trace_sources import generator_tab, show_source_error, upload_tab
 
@@ -157,7 +157,5 @@ st.markdown("\n".join(f"- {line}" for line in capacity.surprises(rows, result.ch
             or t("sw_why_none"))
 
 st.subheader(t("sw_table"))
-results = capacity.results_table(rows, swept, result.unit)
-st.dataframe(results, hide_index=True, key="sw_results",
-             column_config=sized_columns(results, capacity.results_columns()))
+show_table(capacity.results_table(rows, swept, result.unit), "sw_results", capacity.results_columns())
 st.download_button(t("sw_download"), partial(sweep_csv, rows), "sweep.csv", "text/csv", key="sw_dl_results")

@@ -11,7 +11,7 @@ from ui.boot import through_app
 from ui.i18n import t
 from ui.numbers import number
 from ui.session import kept, run_button
-from ui.tables import sized_columns
+from ui.tables import show_table
 
 through_app()
 lab_state.init()
@@ -118,7 +118,6 @@ st.caption(t("pl_chart_caption"))
 for label, why in found.unfit.items():
     st.warning(t("pl_unfit", family=label, why=why))
 shown = planner.table(found)
-st.dataframe(shown, hide_index=True, key="pl_table", height="content",  # (every row)
-             column_config=sized_columns(shown, planner.fleet_column(shown)))
+show_table(shown, "pl_table", planner.fleet_column(shown), height="content")  # (every row)
 st.download_button(t("pl_download"), partial(planner.plan_csv, found), "plan.csv", "text/csv", key="pl_dl")
 st.info(t("pl_honest"), icon="⚖️")

@@ -40,7 +40,7 @@ from ui.real_model import (
     threads_words,
 )
 from ui.session import kept, run_button
-from ui.tables import policy_name, policy_title, sized_columns
+from ui.tables import policy_name, policy_title, show_table
 from ui.text import md_escape
 
 through_app()
@@ -92,11 +92,9 @@ except TraceError as error:
 if source == "lab" and trace is not raw:
     st.info(t("rm_scaled", context=model.config.context))
 compared = bpe_counts(prompts)  # for comparison only: the model reads bytes
-requests = requests_table(trace, prompts, compared)
-st.dataframe(requests, hide_index=True, key="rm_table", height=240,  # the text last and of a set width: no column
-             column_config=sized_columns(requests, {  # is cut off
-                 t("rm_prompt_text"): st.column_config.TextColumn(width="medium"),
-                 t("rm_bpe_tokens"): st.column_config.NumberColumn(help=t("rm_bpe_tokens_help"))}))
+show_table(requests_table(trace, prompts, compared), "rm_table", {  # (the text last and of a set width)
+    t("rm_prompt_text"): st.column_config.TextColumn(width="medium"),
+    t("rm_bpe_tokens"): st.column_config.NumberColumn(help=t("rm_bpe_tokens_help"))}, height=240)
 with st.expander(t("rm_prefilled")):
     st.caption(t("rm_prefilled_note"))
     for request, prompt, bpe in zip(trace, prompts, compared):
@@ -166,9 +164,7 @@ else:
                 column.plotly_chart(gantt(shown_schedule, t(f"rm_gantt_{key}", title=title), x_max=x_max),
                                     key=f"rm_gantt_{key}_{label}")
             st.caption(t("rm_iteration_error", label=policy_name(index), stray=about["iteration_error_percent"]))
-        compared_table = comparison_table(figures, schedule.unit, about["void"])
-        st.dataframe(compared_table, hide_index=True, key=f"rm_prediction_{label}",
-                     column_config=sized_columns(compared_table))
+        show_table(comparison_table(figures, schedule.unit, about["void"]), f"rm_prediction_{label}")
     with st.expander(t("rm_outputs")):
         for request, text in zip(results[1].schedule.requests, results[1].outputs):
             st.text(request.name)

@@ -23,8 +23,8 @@ from .tables import (
     policy_name,
     policy_title,
     request_table,
+    show_table,
     shown,
-    sized_columns,
     times_key,
     what_changed,
 )
@@ -69,8 +69,7 @@ def show(runs: list[tuple[Schedule, Metrics]], policies: tuple[Policy, Policy], 
         _expert_heatmaps(labelled, page)
     st.subheader(t("lab_overall"))
     st.caption(t("lab_ab_key", a=md_escape(titles[0]), b=md_escape(titles[1])))
-    overall = overall_table(metrics_a, metrics_b)
-    st.dataframe(overall, hide_index=True, key=f"{page}_overall", column_config=sized_columns(overall))
+    show_table(overall_table(metrics_a, metrics_b), f"{page}_overall")
     if metrics_a.utilization != metrics_b.utilization:
         st.caption(t("lab_utilization_note"))
     for key in ("tenant", "priority"):
@@ -78,13 +77,12 @@ def show(runs: list[tuple[Schedule, Metrics]], policies: tuple[Policy, Policy], 
             st.subheader(t(f"lab_per_{key}"))
             for label, title, metrics in zip("AB", named, (metrics_a, metrics_b)):
                 st.caption(md_escape(title))
-                groups = group_table(metrics, key)
-                st.dataframe(groups, hide_index=True, key=f"{page}_{key}_{label}", column_config=sized_columns(groups))
+                show_table(group_table(metrics, key), f"{page}_{key}_{label}")
     st.subheader(t("lab_per_request"))
     key_text = t("lab_per_request_key", a=md_escape(titles[0]), b=md_escape(titles[1]))
     st.caption(f"{key_text} {times_key(metrics_a.unit)}")
     table, left = request_table([metrics_a, metrics_b], short)
-    st.dataframe(table, hide_index=True, key=f"{page}_requests", column_config=sized_columns(table))
+    show_table(table, f"{page}_requests")
     if left:
         st.caption(t("lab_requests_left", columns=", ".join(left), csv=t("dl_requests_csv")))
     row = st.container(horizontal=True)  # (each button as wide as its label, the row wrapping: no label cut off)

@@ -8,7 +8,7 @@ import streamlit as st
 
 from . import costs, prefix_lesson, presenter, stream_lesson
 from .i18n import t
-from .tables import sized_columns
+from .tables import show_table
 
 KEYS = ("interference", "jitter", "hol", "kv", "work", "moe", "stream", "lpm")  # the lessons, in the page's order
 
@@ -51,7 +51,6 @@ def show(told: list[costs.Lesson], page: str, download: str) -> None:
                 st.markdown(part)
             else:
                 st.plotly_chart(part, key=f"{page}_chart_{lesson.key}_{index}", config={"displaylogo": False})
-        st.dataframe(lesson.table, hide_index=True, key=f"{page}_table_{lesson.key}",
-                     column_config=sized_columns(lesson.table))
+        show_table(lesson.table, f"{page}_table_{lesson.key}")
         st.download_button(download, lesson.table.to_csv(index=False), f"{page}-{lesson.key}.csv", "text/csv",
                            key=f"{page}_dl_{lesson.key}")

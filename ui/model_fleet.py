@@ -20,7 +20,7 @@ from .fleet import Fleet, fleet_from, fleet_gantt
 from .i18n import t
 from .numbers import duration, number, share
 from .real_model import REDRAW, FleetSettings, model_lock
-from .tables import policy_title, sized_columns
+from .tables import policy_title, show_table
 
 LAYOUTS = ("split", "replicas")
 ROUTER_CHOICES = ROUTERS[:4]  # (random teaches nothing round-robin does not)
@@ -114,8 +114,7 @@ def show(shown: FleetShown) -> None:
                     help=t("rmf_copies_help"))
     title = t("rmf_gantt", engines=settings.engines())
     st.plotly_chart(fleet_gantt(fleet, title), key="rmf_gantt")
-    replicas = replicas_table(fleet)
-    st.dataframe(replicas, hide_index=True, key="rmf_replicas", column_config=sized_columns(replicas))
+    show_table(replicas_table(fleet), "rmf_replicas")
     if split:
         st.caption(t("rmf_ttft_decode"))
         rows = copies(shown)
@@ -125,8 +124,7 @@ def show(shown: FleetShown) -> None:
         st.markdown(t("rmf_copies_story", n=number(len(table) // 2), total=duration(copied),
                       share=share(copied / sum(r.iteration_seconds * 1000 for r in ran.replicas)),
                       wait=duration(wait)))
-        # (at most ten rows high; fewer: as tall as they are)
-        st.dataframe(table, hide_index=True, key="rmf_copies", column_config=sized_columns(table))
+        show_table(table, "rmf_copies")  # (at most ten rows high; fewer: as tall as they are)
         st.download_button(t("rmf_download"), csv_text(list(COPY_COLUMNS), rows),
                            "kv-copies.csv", "text/csv", key="rmf_dl_copies")
     st.caption(t("rmf_clocks"))

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 import pandas as pd
-import streamlit as st
 
 from sim import codec
 from sim.core.config import Config, Policy
@@ -15,7 +14,7 @@ from sim.trace.trace import Problem, TraceError
 from .i18n import t
 from .lab_state import LABELS
 from .strings import STRINGS
-from .tables import sized_columns
+from .tables import show_table
 from .text import md_escape
 
 # The label of each field a ConfigError may name that is neither a policy option (opt_<field>) nor a lab setting
@@ -45,8 +44,7 @@ def problem_table(problems: tuple[Problem, ...]) -> pd.DataFrame:
 
 def show_problems(problems: tuple[Problem, ...], key: str) -> None:
     """The problems as a table on the page: a row each, none of its words cut off."""
-    table = problem_table(problems)
-    st.dataframe(table, hide_index=True, key=key, column_config=sized_columns(table))
+    show_table(problem_table(problems), key)
 
 
 def trace_error_text(error: TraceError) -> str:

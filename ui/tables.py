@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import pandas as pd
+import streamlit as st
 
 from sim.core.config import Policy
 from sim.report.export import overall_rows
@@ -122,6 +123,12 @@ def sized_columns(table: pd.DataFrame, config: dict | None = None) -> dict:
         if max(map(em, texts[GRID_SAMPLED_ROWS:])) > max(map(em, [str(header), *texts[:GRID_SAMPLED_ROWS]])):
             config[name] = {**own, "width": presenter.px(column_px(header, texts))}
     return config
+
+
+def show_table(table: pd.DataFrame, key: str | None, config: dict | None = None, **options) -> None:
+    """`table` as a data grid without its index, no cell cut off (`config` and sized_columns); `options` go to
+    st.dataframe (a height)."""
+    st.dataframe(table, hide_index=True, key=key, column_config=sized_columns(table, config), **options)
 
 
 def fits_page(px: int) -> bool:
