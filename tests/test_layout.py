@@ -187,47 +187,51 @@ def settle(page, where: str) -> None:
 
 
 def layout_problems(browser, base: str, path: str, language: str, viewport: dict = VIEWPORT,
-                    click: str | None = None, presenting: bool = False) -> list[str]:
-    """Open `path` in `language` at `viewport` (in presenter mode, and with a click on the button of key `click`)
-    and return the checks' problems (a screenshot kept if any)."""
+                    click: str | None = None, modes: tuple[bool, ...] = (False,)) -> list[str]:
+    """Open `path` in `language` at `viewport` (with a click on the button of key `click`) and return the checks'
+    problems in each of `modes` in turn (False: plain; True: presenter mode, switched on where the page stands,
+    as a teacher does), a screenshot kept of each with any. One page serves both modes: a second load would only
+    draw the plain page again."""
     shown = path.split("?")[0] + (" (a link)" if "?" in path else "")  # (a share link's query is long)
-    where = (f"{shown}{f' ({click})' if click else ''}{' (presenter)' if presenting else ''} · {language} · "
-             f"{viewport['width']}×{viewport['height']}")
+    size = f"{language} · {viewport['width']}×{viewport['height']}"
     context = browser.new_context(locale=LOCALES[language], viewport=viewport)
     context.set_default_timeout(TIMEOUT_MS)
     try:
         page = context.new_page()
         page.goto(base + path)
-        settle(page, where)
-        if presenting:
-            page.locator(".st-key-w_presenter label").first.click()
-            settle(page, where)
+        settle(page, f"{shown} · {size}")
         if click:
             page.locator(f".st-key-{click} button").first.click()
-            settle(page, where)
-        raised = page.get_by_test_id("stException").all_inner_texts()  # a broken page is no layout to judge
-        problems = [f"{where}: the page raised {' '.join(text.split())[:300]}" for text in raised]
-        problems += page.evaluate(CHECKS, where)
-        if presenting:
-            problems += page.evaluate(PRESENTER_CHECKS, [where, MIN_FONT_PX])
-        if problems:
-            SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-            name = re.sub(r"[^A-Za-z0-9_.-]+", "_", f"layout-{shown.strip('/') or 'home'}-{click or ''}-"
-                          f"{'presenter-' if presenting else ''}{language}-{viewport['width']}")
-            page.screenshot(path=str(SCREENSHOTS / f"{name}.png"))
+            settle(page, f"{shown} ({click}) · {size}")
+        problems = []
+        for presenting in modes:
+            where = f"{shown}{f' ({click})' if click else ''}{' (presenter)' if presenting else ''} · {size}"
+            if presenting:
+                page.locator(".st-key-w_presenter label").first.click()
+                settle(page, where)
+            raised = page.get_by_test_id("stException").all_inner_texts()  # a broken page is no layout to judge
+            found = [f"{where}: the page raised {' '.join(text.split())[:300]}" for text in raised]
+            found += page.evaluate(CHECKS, where)
+            if presenting:
+                found += page.evaluate(PRESENTER_CHECKS, [where, MIN_FONT_PX])
+            if found:
+                SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+                name = re.sub(r"[^A-Za-z0-9_.-]+", "_", f"layout-{shown.strip('/') or 'home'}-{click or ''}-"
+                              f"{'presenter-' if presenting else ''}{language}-{viewport['width']}")
+                page.screenshot(path=str(SCREENSHOTS / f"{name}.png"))
+            problems += found
         return problems
     finally:
         context.close()
 
 
-@pytest.mark.parametrize("presenting", [False, True], ids=["plain", "presenter"])
 @pytest.mark.parametrize("viewport", list(VIEWPORTS))
 @pytest.mark.parametrize("language", list(LOCALES))
 @pytest.mark.parametrize("path", sorted(PAGES), ids=lambda path: path.strip("/") or "home")
-def test_the_page_fits_the_screen(server, browser, path, language, viewport, presenting):  # noqa: F811 (fixtures)
-    """Every page in both languages at both sizes, plain and in presenter mode (where every chart's text is at
-    least 18 px and the first chart is within the first screen)."""
-    problems = layout_problems(browser, server, path, language, VIEWPORTS[viewport], presenting=presenting)
+def test_the_page_fits_the_screen(server, browser, path, language, viewport):  # noqa: F811 (fixtures)
+    """Every page in both languages at both sizes, plain and then in presenter mode (where every chart's text is
+    at least 18 px and the first chart is within the first screen)."""
+    problems = layout_problems(browser, server, path, language, VIEWPORTS[viewport], modes=(False, True))
     assert not problems, json.dumps(problems, ensure_ascii=False, indent=1)
 
 
@@ -364,9 +368,8 @@ def test_the_labs_options_fit_the_screen(server, browser, language, viewport, pr
     assert not problems, json.dumps(problems, ensure_ascii=False, indent=1)
 
 
-@pytest.mark.parametrize("presenting", [False, True], ids=["plain", "presenter"])
 @pytest.mark.parametrize("language", list(LOCALES))
-def test_the_lab_with_options_on_fits_the_screen(server, browser, language, presenting):  # noqa: F811 (fixtures)
+def test_the_lab_with_options_on_fits_the_screen(server, browser, language):  # noqa: F811 (fixtures)
     """The lab's shared-prefix preset at 1024 px, opened by its share link: a preempted request adds a column to
     the per-request table, the option rows (preemptions, prefix hits, KV blocks) lengthen the overall table, and the
     KV charts' titles name the options. All of it still fits, plain and on a projector."""
@@ -375,7 +378,7 @@ def test_the_lab_with_options_on_fits_the_screen(server, browser, language, pres
     preset = PRESETS["shared_prefix"]
     link = encode(Scenario(preset.build(), preset.config, preset.policy_a, preset.policy_b))
     problems = layout_problems(browser, server, "/trace_lab?s=" + link, language, VIEWPORTS["1024x768"],
-                               presenting=presenting)
+                               modes=(False, True))
     assert not problems, json.dumps(problems, ensure_ascii=False, indent=1)
 
 
