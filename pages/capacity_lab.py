@@ -157,5 +157,8 @@ st.markdown("\n".join(f"- {line}" for line in capacity.surprises(rows, result.ch
             or t("sw_why_none"))
 
 st.subheader(t("sw_table"))
-show_table(capacity.results_table(rows, swept, result.unit), "sw_results", capacity.results_columns())
+results, idle_left = capacity.results_table(rows, swept, result.unit)
+show_table(results, "sw_results", capacity.results_columns(results))
+if idle_left:
+    st.caption(t("sw_idle_left"))
 st.download_button(t("sw_download"), partial(sweep_csv, rows), "sweep.csv", "text/csv", key="sw_dl_results")

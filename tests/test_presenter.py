@@ -219,3 +219,16 @@ def test_the_switch_makes_text_grids_and_legends_projector_sized(chromium):
         assert sizes and min(sizes) >= 18, sizes
     finally:
         context.close()
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_on_a_projector_the_capacity_labs_table_leaves_the_idle_budget_to_the_csv_and_says_so(lang):
+    """Its longest label ("chunked prefill") takes its room at the projector's font: the sixth column goes, named
+    under the table; plain, the table keeps all six."""
+    from ui.i18n import speaking, t
+    with speaking(lang):
+        idle, left = t("sw_idle_pct"), t("sw_idle_left")
+    for on in (False, True):
+        at = open_page("pages/capacity_lab.py", lang, on)
+        assert (idle in at.dataframe[-1].value.columns) is not on
+        assert any(c.value == left for c in at.caption) is on

@@ -28,6 +28,7 @@ from .numbers import number, share
 from .problems import config_error, trace_error_text
 from .session import WIDGET, ask, kept, page_state
 from .source_forms import GeneratorForm, UploadForm
+from .tables import column_px, fits_page, grid_px
 from .text import md_escape
 
 MAX_POLICIES = 4
@@ -464,11 +465,12 @@ def run_sweep(trace: Trace, chosen: list[Entry], parameter: str, values: list,
     return rows
 
 
-def results_table(rows: list[dict], parameter: str, unit: str = "tick") -> pd.DataFrame:
+def results_table(rows: list[dict], parameter: str, unit: str = "tick") -> tuple[pd.DataFrame, bool]:
     """The sweep's main columns, rounded for reading and named short with their units, so the table fits a
     projector's width: six columns, the sixth the first that applies of each point's engines (a fleet in a sweep
     of something else), the prefix cache's hit rate, and the idle budget (its chart is above, and the CSV keeps every
-    column, unrounded). A point that could not run is named with its reason above the table, its figures empty."""
+    column, unrounded). A point that could not run is named with its reason above the table, its figures empty.
+    With it, whether the idle budget was left to the CSV for the table to fit (on a projector, at 1024 px)."""
     columns = {"policy": t("sw_col_label"), "value": t(f"sw_short_{parameter}"), "attainment": t("sw_attainment_pct"),
                "ttft_p99": t("sw_ttft_col", q=99, unit=t(f"unit_{unit}")),
                "throughput": t("sw_throughput_per", unit=t(f"unit_{unit}")), "idle_waiting": t("sw_idle_pct")}
@@ -489,14 +491,19 @@ def results_table(rows: list[dict], parameter: str, unit: str = "tick") -> pd.Da
         columns["hit_rate"] = t("sw_col_hit_rate") + " %"
     if len(frame.columns) > 6:
         frame = frame.drop(columns="idle_waiting")
-    return frame.rename(columns=columns)
+    shown = frame.rename(columns=columns)
+    if presenter.on() and "idle_waiting" in frame and not fits_page(grid_px(shown)):
+        return shown.drop(columns=columns["idle_waiting"]), True  # (the longest label needs its room on a projector)
+    return shown, False
 
 
-def results_columns() -> dict:
+def results_columns(table: pd.DataFrame) -> dict:
     """The results table's column config: the policy's is wide enough for a label such as "split, fast link" whole,
-    and the six columns still fit 1024 px. In presenter mode the larger figures need that room: each column keeps
-    its own width."""
-    return {} if presenter.on() else {t("sw_col_label"): st.column_config.TextColumn(width=POLICY_PX)}
+    and the six columns still fit 1024 px. In presenter mode as wide as its longest label (results_table leaves a
+    column to the CSV where that does not fit)."""
+    name = t("sw_col_label")
+    return {name: st.column_config.TextColumn(
+        width=presenter.px(column_px(name, table[name])) if presenter.on() else POLICY_PX)}
 
 
 def engines_text(row: dict) -> str:

@@ -110,8 +110,12 @@ def grid_px(table: pd.DataFrame, widths: dict[str, int] | None = None) -> int:
 def sized_columns(table: pd.DataFrame, config: dict | None = None) -> dict:
     """The column config of a grid that shows `table`: `config` (by column), and a width of its own for each
     column whose longest text comes after the rows the grid sizes it by, which the grid would cut off (a long
-    value in row 17 below ten short ones). Other columns keep the grid's own sizing."""
+    value in row 17 below ten short ones). Other columns keep the grid's own sizing. Not in presenter mode, where
+    the tables are made to fit by the grid's own sizing and these widths, estimated wide, made three of them scroll
+    sideways at 1024 px (the capacity lab's results, and the lab's two tables with the shared-prefix preset)."""
     config = dict(config or {})
+    if presenter.on():
+        return config
     for name in table.columns:
         own = config.get(name, {})  # (None: hidden; a text: its label)
         if own is None or len(table) <= GRID_SAMPLED_ROWS:

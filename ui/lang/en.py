@@ -1185,6 +1185,7 @@ TEXTS = {
     "sw_attainment_pct": "SLO met %",
     "sw_ttft_col": "TTFT p{q} ({unit})",
     "sw_idle_pct": "idle budget %",
+    "sw_idle_left": "To fit the screen, the table leaves each point's idle budget to the CSV below.",
     "sw_short_rate": "load (×)",
     "sw_short_token_budget": "budget",
     "sw_short_max_seqs": "max seqs",

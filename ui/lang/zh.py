@@ -1146,6 +1146,7 @@ TEXTS = {
     "sw_attainment_pct": "达标率 %",
     "sw_ttft_col": "TTFT p{q} ({unit})",
     "sw_idle_pct": "空闲预算 %",
+    "sw_idle_left": "为了放得下，表格把每个点的空闲预算留给下面的 CSV。",
     "sw_short_rate": "负载 (×)",
     "sw_short_token_budget": "预算",
     "sw_short_max_seqs": "序列上限",
