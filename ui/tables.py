@@ -114,18 +114,18 @@ def sized_columns(table: pd.DataFrame, config: dict | None = None) -> dict:
     the tables are made to fit by the grid's own sizing and these widths, estimated wide, made three of them scroll
     sideways at 1024 px (the capacity lab's results, and the lab's two tables with the shared-prefix preset)."""
     config = dict(config or {})
-    if presenter.on():
+    if presenter.on() or len(table) <= GRID_SAMPLED_ROWS:
         return config
     for name in table.columns:
         own = config.get(name, {})  # (None: hidden; a text: its label)
-        if own is None or len(table) <= GRID_SAMPLED_ROWS:
+        if own is None:
             continue
         own = {"label": own} if isinstance(own, str) else own
         if own.get("width"):
             continue
         header, texts = own.get("label") or name, [str(value) for value in table[name]]
         if max(map(em, texts[GRID_SAMPLED_ROWS:])) > max(map(em, [str(header), *texts[:GRID_SAMPLED_ROWS]])):
-            config[name] = {**own, "width": presenter.px(column_px(header, texts))}
+            config[name] = {**own, "width": column_px(header, texts)}
     return config
 
 
