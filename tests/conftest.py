@@ -39,13 +39,13 @@ def cut_cells(at) -> list[str]:
     the rows the grid sizes it by, longer than all of them by half an em (ui/wrap.em's estimate); in a column set
     to a width in px, a text wider than that. (A grid sizes a column to its header and its first rows, sampling
     ten: a longer text further down is cut off, on a canvas the browser checks cannot read: tests/test_layout.py.)"""
-    from ui.tables import GRID_FONT_PX, GRID_SAMPLED_ROWS
+    from ui.tables import GRID_FONT_PX, GRID_SAMPLED_ROWS, cell_text
     from ui.wrap import em
     cut = []
     for k, grid in enumerate(at.dataframe):
         config, shown = json.loads(grid.proto.columns or "{}"), grid.value
         for column in shown.columns:
-            texts = [str(value) for value in shown[column]]
+            texts = [cell_text(value) for value in shown[column]]
             width = config.get(str(column), {}).get("width")
             if isinstance(width, int):
                 longest = max(texts, key=em, default="")

@@ -4,7 +4,8 @@ import pandas as pd
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ui.tables import GRID_SAMPLED_ROWS, column_px, sized_columns
+from ui import presenter
+from ui.tables import GRID_SAMPLED_ROWS, cell_text, column_px, sized_columns
 from ui.wrap import em
 
 texts = st.text(alphabet="abcXYZ0123 .%-批处", min_size=1, max_size=30)
@@ -31,6 +32,23 @@ def test_a_set_width_a_hidden_column_and_a_label_are_kept():
     assert config["set"] == {"width": 75} and config["hidden"] is None
     assert config["labelled"]["label"] == "a label" and config["labelled"]["width"] > 75
     assert config["named"]["help"] == "h" and config["named"]["width"] == column_px("x", long)
+
+
+def test_a_cell_is_measured_as_the_grid_draws_it():
+    """The grid draws a whole float without its ".0" and no value as a blank (measured in Chromium: a column of
+    1058.0 is as wide as one of 1058)."""
+    assert [cell_text(v) for v in (1058.0, 1058.25, -0.0984, 3, None, float("nan"), "1.0")] == [
+        "1058", "1058.25", "-0.0984", "3", "", "", "1.0"]
+    # ten times 999.5 above a 1058.0: not longer as drawn, so the grid's own sizing holds it
+    assert sized_columns(pd.DataFrame({"ms": [999.5] * GRID_SAMPLED_ROWS + [1058.0]})) == {}
+    assert "ms" in sized_columns(pd.DataFrame({"ms": [99.5] * GRID_SAMPLED_ROWS + [1058.0]}))
+
+
+def test_on_a_projector_the_width_grows_with_the_text(monkeypatch):
+    table = pd.DataFrame({"name": ["a"] * GRID_SAMPLED_ROWS + ["a much longer text below the tenth row"]})
+    plain = sized_columns(table)["name"]["width"]
+    monkeypatch.setattr(presenter, "on", lambda: True)
+    assert sized_columns(table)["name"]["width"] == presenter.px(plain) > plain
 
 
 def test_a_short_table_is_left_to_the_grid():

@@ -1,6 +1,8 @@
 """Metric tables for the pages: per request side by side, and overall with the change from Policy 1 to Policy 2."""
 from __future__ import annotations
 
+import math
+
 import pandas as pd
 import streamlit as st
 
@@ -93,10 +95,20 @@ GRID_PADDING_PX = 16  # a column the grid sizes itself pads its text by 8 px a s
 GRID_SAMPLED_ROWS = 10  # a grid sizes a column by its header and its first ten rows (glide-data-grid's sizer)
 
 
+def cell_text(value: object) -> str:
+    """A cell's text as a data grid draws it: a whole float without its ".0" (1058.0 as "1058"), no value blank."""
+    if isinstance(value, float):
+        if math.isnan(value):
+            return ""
+        if value.is_integer():
+            return str(int(value))
+    return "" if value is None else str(value)
+
+
 def column_px(name: object, values) -> int:
     """The width a grid gives a column that holds `values` under the header `name` (every one of them), at most:
     estimated a little wide (ui.wrap.em), at 14 px text."""
-    return round(max(map(em, [str(name), *map(str, values)])) * GRID_FONT_PX) + GRID_PADDING_PX
+    return round(max(map(em, [str(name), *map(cell_text, values)])) * GRID_FONT_PX) + GRID_PADDING_PX
 
 
 def grid_px(table: pd.DataFrame, widths: dict[str, int] | None = None) -> int:
@@ -110,11 +122,10 @@ def grid_px(table: pd.DataFrame, widths: dict[str, int] | None = None) -> int:
 def sized_columns(table: pd.DataFrame, config: dict | None = None) -> dict:
     """The column config of a grid that shows `table`: `config` (by column), and a width of its own for each
     column whose longest text comes after the rows the grid sizes it by, which the grid would cut off (a long
-    value in row 17 below ten short ones). Other columns keep the grid's own sizing. Not in presenter mode, where
-    the tables are made to fit by the grid's own sizing and these widths, estimated wide, made three of them scroll
-    sideways at 1024 px (the capacity lab's results, and the lab's two tables with the shared-prefix preset)."""
+    value in row 17 below ten short ones), grown with the text in presenter mode. Other columns keep the grid's own
+    sizing."""
     config = dict(config or {})
-    if presenter.on() or len(table) <= GRID_SAMPLED_ROWS:
+    if len(table) <= GRID_SAMPLED_ROWS:
         return config
     for name in table.columns:
         own = config.get(name, {})  # (None: hidden; a text: its label)
@@ -123,9 +134,9 @@ def sized_columns(table: pd.DataFrame, config: dict | None = None) -> dict:
         own = {"label": own} if isinstance(own, str) else own
         if own.get("width"):
             continue
-        header, texts = own.get("label") or name, [str(value) for value in table[name]]
+        header, texts = own.get("label") or name, [cell_text(value) for value in table[name]]
         if max(map(em, texts[GRID_SAMPLED_ROWS:])) > max(map(em, [str(header), *texts[:GRID_SAMPLED_ROWS]])):
-            config[name] = {**own, "width": column_px(header, texts)}
+            config[name] = {**own, "width": presenter.px(column_px(header, texts))}
     return config
 
 

@@ -1470,7 +1470,7 @@ TEXTS = {
     "rm_prefix_ttft": (
         "Measured TTFT p50: **{before}** without the cache ({without}), **{after}** with it "
         "({cached}), {change}: a request that finds its prefix prefills only what is new."),
-    "m_prefix_hit_rate": "prefix cache hit rate (prompt tokens)",
+    "m_prefix_hit_rate": "prefix cache hit rate, by token",
 
     "col_read_rate": "read rate",
     "help_read_rate": "Tokens its client reads a time unit (empty: as fast as they come).",
