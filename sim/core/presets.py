@@ -102,8 +102,11 @@ class NanoVllm(Continuous):
         order, decoding, memory = deque(self.phases.running), [], self.memory
         while order and len(decoding) < self.seq_limit:
             i = order.popleft()
-            needed = self.fed(i)
-            while memory.short(needed - memory.capacity(i)) if needed > memory.capacity(i) else False:
+            needed, room = self.fed(i), memory.capacity(i)
+            if needed <= room:  # (its blocks hold the tokens it feeds: most steps of most decoders)
+                decoding.append(i)
+                continue
+            while memory.short(needed - room):
                 victim = order.pop() if order else i
                 self.preempt(victim, now, requeue=False)
                 self.queue.push_front(victim)
