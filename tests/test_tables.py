@@ -5,7 +5,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ui import presenter
-from ui.tables import GRID_SAMPLED_ROWS, cell_text, column_px, sized_columns
+from ui.tables import GRID_MIN_COLUMN_PX, GRID_SAMPLED_ROWS, cell_text, column_px, sized_columns
 from ui.wrap import em
 
 texts = st.text(alphabet="abcXYZ0123 .%-批处", min_size=1, max_size=30)
@@ -42,6 +42,12 @@ def test_a_cell_is_measured_as_the_grid_draws_it():
     # ten times 999.5 above a 1058.0: not longer as drawn, so the grid's own sizing holds it
     assert sized_columns(pd.DataFrame({"ms": [999.5] * GRID_SAMPLED_ROWS + [1058.0]})) == {}
     assert "ms" in sized_columns(pd.DataFrame({"ms": [99.5] * GRID_SAMPLED_ROWS + [1058.0]}))
+
+
+def test_no_column_is_estimated_narrower_than_the_grid_makes_one():
+    """A grid makes no column narrower than 50 px (measured in Chromium), however short its text: a table of short
+    columns is that wide, which the fitting rules (fits_page) must count."""
+    assert column_px("a", ["x", "y"]) == GRID_MIN_COLUMN_PX < column_px("a much longer header", [])
 
 
 def test_on_a_projector_the_width_grows_with_the_text(monkeypatch):

@@ -93,6 +93,7 @@ def request_table(runs: list[Metrics], labels: list[str]) -> tuple[pd.DataFrame,
 GRID_FONT_PX = 14  # a data grid's text at Streamlit's 16 px root
 GRID_PADDING_PX = 16  # a column the grid sizes itself pads its text by 8 px a side
 GRID_SAMPLED_ROWS = 10  # a grid sizes a column by its header and its first ten rows (glide-data-grid's sizer)
+GRID_MIN_COLUMN_PX = 50  # and makes none narrower (measured in Chromium: three one-letter columns, 150 px)
 
 
 def cell_text(value: object) -> str:
@@ -108,7 +109,8 @@ def cell_text(value: object) -> str:
 def column_px(name: object, values) -> int:
     """The width a grid gives a column that holds `values` under the header `name` (every one of them), at most:
     estimated a little wide (ui.wrap.em), at 14 px text."""
-    return round(max(map(em, [str(name), *map(cell_text, values)])) * GRID_FONT_PX) + GRID_PADDING_PX
+    text = round(max(map(em, [str(name), *map(cell_text, values)])) * GRID_FONT_PX) + GRID_PADDING_PX
+    return max(text, GRID_MIN_COLUMN_PX)
 
 
 def grid_px(table: pd.DataFrame, widths: dict[str, int] | None = None) -> int:
