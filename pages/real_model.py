@@ -8,7 +8,7 @@ from sim.trace.chat import TEMPLATES
 from sim.trace.trace import TraceError
 from ui import cost_profile, lab_results, lab_state, model_fleet, presenter
 from ui.boot import through_app
-from ui.charts import gantt
+from ui.charts import gantt, side_by_side
 from ui.i18n import t
 from ui.numbers import number, share, signed
 from ui.policy_form import places, policy_form
@@ -160,9 +160,13 @@ else:
             st.plotly_chart(gantt(schedule, t("rm_gantt_measured", title=title)), key=f"rm_gantt_measured_{label}")
         else:
             x_max = max(schedule.makespan, predicted.makespan)
-            for column, shown_schedule, key in zip(st.columns(2), (schedule, predicted), ("measured", "predicted")):
-                column.plotly_chart(gantt(shown_schedule, t(f"rm_gantt_{key}", title=title), x_max=x_max),
-                                    key=f"rm_gantt_{key}_{label}")
+            # side by side, or one above the other on a projector (as the lab's)
+            beside, keys = not presenter.on(), ("measured", "predicted")
+            places = st.columns(2) if beside else (st.container(), st.container())
+            figures = [gantt(shown_schedule, t(f"rm_gantt_{key}", title=title), x_max=x_max, columns=2 if beside else 1)
+                       for shown_schedule, key in zip((schedule, predicted), keys)]
+            for place, figure, key in zip(places, side_by_side(figures) if beside else figures, keys):
+                place.plotly_chart(figure, key=f"rm_gantt_{key}_{label}")
             st.caption(t("rm_iteration_error", label=policy_name(index), stray=about["iteration_error_percent"]))
         show_table(comparison_table(figures, schedule.unit, about["void"]), f"rm_prediction_{label}")
     with st.expander(t("rm_outputs")):

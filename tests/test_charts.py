@@ -119,3 +119,18 @@ def test_a_step_line_without_its_repeated_values_draws_the_same_line(values):
         assert kept_y[max(k for k, at in enumerate(kept_x) if at <= x)] == y
     assert len(kept_y) == (1 + sum(a != b for a, b in zip(values, values[1:])) + (len(values) > 1
                                                                                    and values[-1] == values[-2]))
+
+
+def test_two_gantt_charts_side_by_side_break_their_titles_to_half_the_page_and_stay_level():
+    """The real model page's measured and predicted Gantt charts sit side by side: a title too long for half the
+    page takes more lines (it stuck out by 111 px at 1024 px), and the two plots start at the same height."""
+    schedule = CONTINUOUS
+    long, short = "Policy 2 · Continuous batching: predicted by the simulator", "Policy 2 · Continuous batching"
+    assert charts.title_px(2) < charts.title_px(1) // 2 + 1
+    assert "<br>" not in charts.gantt(schedule, long).layout.title.text
+    wide, narrow = charts.gantt(schedule, short, columns=2), charts.gantt(schedule, long, columns=2)
+    assert "<br>" in narrow.layout.title.text and "<br>" not in wide.layout.title.text
+    heights = (narrow.layout.height, wide.layout.height)
+    level = charts.side_by_side([wide, narrow])
+    assert level[0].layout.margin.t == level[1].layout.margin.t == max(f.layout.margin.t for f in level)
+    assert level[0].layout.height == level[1].layout.height == max(heights)

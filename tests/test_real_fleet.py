@@ -18,6 +18,7 @@ from sim.report.metrics import compute
 from sim.trace.trace import write_csv
 from tests.test_app import open_page
 from tests.test_gpu_demo import OUTPUTS, PROMPTS, alone, trace_of
+from ui import presenter
 
 # (two requests share a prefix, so prefix-affinity has something to find)
 FLEET_PROMPTS = [*PROMPTS, b"def add(a, b):\n    return a"]
@@ -179,3 +180,18 @@ def test_the_real_model_pages_fleet_in_chinese():
     assert any(h.value == "模型上的多台服务器" for h in at.header)
     copies = next(d.value for d in at.dataframe if "复制" in d.value.columns)
     assert set(copies["复制"]) == {"复制出预填充缓存", "复制进解码缓存"}
+
+
+def test_on_a_projector_the_fleets_cards_take_two_a_row():
+    """Four cards a row, or two on a projector, where a card's value is 47 px high: a quarter of a 1024 px page
+    cut each one to "3.81 …" and "3,93…" (seen in Chromium; at half the page "3,937 tokens/s" is whole)."""
+    def card_weights(at):
+        return [c.weight for c in at.columns if any(m.label in {"TTFT p50", "TPOT p50", "Fleet throughput", "KV copies"}
+                                                    for m in c.metric)]
+    at = open_page("pages/real_model.py")
+    at.button(key="rmf_run").click().run()
+    assert not at.exception, at.exception
+    assert card_weights(at) == [0.25] * 4
+    at.sidebar.toggle(key="w_" + presenter.STATE_KEY).set_value(True).run()  # (the last run stays shown)
+    assert not at.exception, at.exception
+    assert card_weights(at) == [0.5] * 2  # (a column each holds two cards, one above the other)

@@ -35,10 +35,10 @@ def test_a_set_width_a_hidden_column_and_a_label_are_kept():
 
 
 def test_a_cell_is_measured_as_the_grid_draws_it():
-    """The grid draws a whole float without its ".0" and no value as a blank (measured in Chromium: a column of
-    1058.0 is as wide as one of 1058)."""
-    assert [cell_text(v) for v in (1058.0, 1058.25, -0.0984, 3, None, float("nan"), "1.0")] == [
-        "1058", "1058.25", "-0.0984", "3", "", "", "1.0"]
+    """The grid draws a whole float without its ".0" and a missing value as "None" (measured in Chromium: a
+    column of 1058.0 is as wide as one of 1058)."""
+    assert [cell_text(v) for v in (1058.0, 1058.25, -0.0984, 3, None, float("nan"), pd.NA, "1.0")] == [
+        "1058", "1058.25", "-0.0984", "3", "None", "None", "None", "1.0"]
     # ten times 999.5 above a 1058.0: not longer as drawn, so the grid's own sizing holds it
     assert sized_columns(pd.DataFrame({"ms": [999.5] * GRID_SAMPLED_ROWS + [1058.0]})) == {}
     assert "ms" in sized_columns(pd.DataFrame({"ms": [99.5] * GRID_SAMPLED_ROWS + [1058.0]}))

@@ -30,6 +30,7 @@ PRESENTER_ROOM = 70  # px more height in presenter mode, for the larger legend, 
 BAR_HALF = 14  # px: half a Gantt row's bar, from the row's middle
 INK = "#1f2430"  # words on a chart, dark enough to read on a projector
 SUBTITLE_PX = 570  # px a lesson chart's subtitle line may take: the narrowest chart's (1024 px, plain mode)
+COLUMN_GAP_PX = 16  # between two of st.columns (1rem)
 
 
 def step_line(xs: list, ys: list) -> tuple[list, list]:
@@ -78,7 +79,15 @@ def projector_fonts(data: list[dict], layout: dict) -> None:
     raise_(layout)
 
 
-def base_layout(title: str, height: int) -> dict:
+def title_px(columns: int = 1) -> int:
+    """The px a chart's title line may take, the chart one of `columns` side by side across the page (at its
+    narrowest: a 1024 px window), in this mode."""
+    whole = SUBTITLE_PX + presenter.page_px() - presenter.PAGE_PX[False]
+    return (whole - presenter.px(COLUMN_GAP_PX) * (columns - 1)) // columns
+
+
+def base_layout(title: str, height: int, columns: int = 1) -> dict:
+    """`columns`: the chart is one of that many side by side (its title is broken to their width)."""
     # The legend sits at the bottom of the figure, under the axis title, so a wrapped legend in a narrow
     # column pushes the plot up instead of covering the title.
     layout = {"title": {"text": title, "x": 0, "font": {"size": 15}}, "height": height,
@@ -94,7 +103,7 @@ def base_layout(title: str, height: int) -> dict:
     # A title naming a policy's options can be longer than the narrowest chart: it takes more lines, in more room
     # at the top, and the plot keeps its height.
     size = layout["title"]["font"]["size"]
-    text = balanced_lines(title, size, SUBTITLE_PX + presenter.page_px() - presenter.PAGE_PX[False])
+    text = balanced_lines(title, size, title_px(columns))
     if "<br>" in text:  # (Plotly sets a title's first line on the middle of the top margin: twice the room)
         more = 2 * text.count("<br>") * round(size * 1.3)
         layout["title"]["text"] = text
@@ -103,15 +112,16 @@ def base_layout(title: str, height: int) -> dict:
     return layout
 
 
-def timeline_layout(title: str, height: int, x_max: float | None, unit: str, yaxis: dict) -> dict:
-    """A timeline's layout: time on an x axis shared by every chart of a run (whole ticks when few)."""
+def timeline_layout(title: str, height: int, x_max: float | None, unit: str, yaxis: dict, columns: int = 1) -> dict:
+    """A timeline's layout: time on an x axis shared by every chart of a run (whole ticks when few); `columns` as
+    base_layout's."""
     integer_axis = {"dtick": 1} if x_max is not None and x_max <= 40 else {}
     pad = (x_max or 0) * 0.02 + 0.3  # room for the markers at both ends
     xaxis = {"title": {"text": t(f"unit_{unit}")}, "showgrid": True, "gridcolor": "#e5e8ee", "zeroline": False,
              "tick0": 0, **integer_axis}
     if x_max:
         xaxis["range"] = [-pad, x_max + pad]
-    return base_layout(title, height + 40) | {"barmode": "overlay", "hoverlabel": {"align": "left"},
+    return base_layout(title, height + 40, columns) | {"barmode": "overlay", "hoverlabel": {"align": "left"},
                                                 "xaxis": xaxis, "yaxis": yaxis}
 
 
@@ -136,15 +146,27 @@ def sample_rows(n: int, limit: int = GANTT_ROWS) -> list[int]:
     return sorted({round(i * (n - 1) / (limit - 1)) for i in range(limit)})
 
 
-def gantt(schedule: Schedule, title: str, x_max: float | None = None, rows: list[int] | None = None) -> go.Figure:
+def gantt(schedule: Schedule, title: str, x_max: float | None = None, rows: list[int] | None = None,
+          columns: int = 1) -> go.Figure:
     """One row per request, one bar trace per phase (array-valued), arrival and completion markers; `rows`
-    picks requests (else all, or an even sample of a long trace)."""
+    picks requests (else all, or an even sample of a long trace); `columns` as base_layout's."""
     sampled = rows is None and len(schedule.requests) > GANTT_ROWS
     rows = sample_rows(len(schedule.requests)) if rows is None else rows
     if sampled:
         title += " · " + t("gantt_sampled", shown=len(rows), total=len(schedule.requests))
-    layout = timeline_layout(title, gantt_height(len(rows)), x_max, schedule.unit, gantt_yaxis(schedule, rows))
+    layout = timeline_layout(title, gantt_height(len(rows)), x_max, schedule.unit, gantt_yaxis(schedule, rows),
+                             columns)
     return plotly_figure(gantt_traces(schedule, rows), layout)
+
+
+def side_by_side(figures: list[go.Figure]) -> list[go.Figure]:
+    """Charts drawn side by side, their plots level: each as much room at the top (a title broken over more lines
+    takes more) and as tall as the one with the most."""
+    top = max(f.layout.margin.t for f in figures)
+    for f in figures:
+        f.layout.height += top - f.layout.margin.t
+        f.layout.margin.t = top
+    return figures
 
 
 def gantt_height(requests: int) -> int:

@@ -97,13 +97,13 @@ GRID_MIN_COLUMN_PX = 50  # and makes none narrower (measured in Chromium: three 
 
 
 def cell_text(value: object) -> str:
-    """A cell's text as a data grid draws it: a whole float without its ".0" (1058.0 as "1058"), no value blank."""
-    if isinstance(value, float):
-        if math.isnan(value):
-            return ""
-        if value.is_integer():
-            return str(int(value))
-    return "" if value is None else str(value)
+    """A cell's text as a data grid draws it (measured in Chromium): a whole float without its ".0" (1058.0 as
+    "1058"), a missing value as "None"."""
+    if value is None or value is pd.NA or isinstance(value, float) and math.isnan(value):
+        return "None"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
 
 
 def column_px(name: object, values) -> int:

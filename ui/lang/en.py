@@ -766,7 +766,7 @@ TEXTS = {
     "rm_measured": "measured",
     "rm_predicted": "predicted",
     "rm_error": "error",
-    "rm_error_void": "error (void: the run was disturbed)",
+    "rm_error_void": "error (void)",
     "rm_outputs": "What the model wrote (Policy 2)",
 
     # Input problems (the codes of sim.trace.trace.MESSAGES)

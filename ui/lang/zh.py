@@ -727,7 +727,7 @@ TEXTS = {
     "rm_measured": "实测",
     "rm_predicted": "预测",
     "rm_error": "误差",
-    "rm_error_void": "误差（无效：运行受到干扰）",
+    "rm_error_void": "误差（无效）",
     "rm_outputs": "模型生成的内容（策略 2）",
 
     # Input problems (the codes of sim.trace.trace.MESSAGES)
