@@ -382,6 +382,18 @@ def test_the_lab_with_options_on_fits_the_screen(server, browser, language):  # 
     assert not problems, json.dumps(problems, ensure_ascii=False, indent=1)
 
 
+@pytest.mark.parametrize("click", ["rm_run", "rmf_run"])
+@pytest.mark.parametrize("language", list(LOCALES))
+def test_the_real_models_runs_fit_the_screen(server, browser, language, click):  # noqa: F811 (fixtures)
+    """The real model page after a run at 1024 px, plain and on a projector: the measured and predicted Gantt
+    charts side by side (their titles stuck out by 111 px, and by 193 px on a projector), the comparison's table
+    (its void header scrolled it sideways on a projector), and the fleet's four cards (on a projector each value
+    ended in "…")."""
+    problems = layout_problems(browser, server, "/real_model", language, VIEWPORTS["1024x768"], click=click,
+                               modes=(False, True))
+    assert not problems, json.dumps(problems, ensure_ascii=False, indent=1)
+
+
 if __name__ == "__main__":  # python -m tests.test_layout WIDTH PATH... : the problems at another viewport width
     width, paths = int(sys.argv[1]), sys.argv[2:] or sorted(PAGES)
     with streamlit_server() as base, playwright_api.sync_playwright() as p:
