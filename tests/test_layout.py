@@ -151,8 +151,9 @@ CHECKS = "(where) => {" + HELPERS + r"""
 }"""
 
 
-# Presenter mode's own checks: every text of a chart at 18 px at least, and the first chart within the first screen.
-PRESENTER_CHECKS = "([where, least]) => {" + HELPERS + r"""
+# Presenter mode's own checks: every text of a chart at 18 px at least, and the first chart within the first screen
+# (of a page as it loads: after a click the page stands where the button was).
+PRESENTER_CHECKS = "([where, least, firstScreen]) => {" + HELPERS + r"""
   const problems = [];
   const charts = Array.from(document.querySelectorAll('[data-testid="stPlotlyChart"]')).filter(shown);
   charts.forEach((c, i) => {
@@ -164,7 +165,7 @@ PRESENTER_CHECKS = "([where, least]) => {" + HELPERS + r"""
                     small.slice(0, 3).map(el => `"${text(el).slice(0, 30)}" at ${getComputedStyle(el).fontSize}`)
                       .join(', '));
   });
-  if (charts.length && charts[0].getBoundingClientRect().top >= window.innerHeight)
+  if (firstScreen && charts.length && charts[0].getBoundingClientRect().top >= window.innerHeight)
     problems.push(`${where}: the first chart starts ${Math.round(charts[0].getBoundingClientRect().top)} px down, ` +
                   `under the first screen (${window.innerHeight} px)`);
   return problems;
@@ -213,7 +214,7 @@ def layout_problems(browser, base: str, path: str, language: str, viewport: dict
             found = [f"{where}: the page raised {' '.join(text.split())[:300]}" for text in raised]
             found += page.evaluate(CHECKS, where)
             if presenting:
-                found += page.evaluate(PRESENTER_CHECKS, [where, MIN_FONT_PX])
+                found += page.evaluate(PRESENTER_CHECKS, [where, MIN_FONT_PX, click is None])
             if found:
                 SCREENSHOTS.mkdir(parents=True, exist_ok=True)
                 name = re.sub(r"[^A-Za-z0-9_.-]+", "_", f"layout-{shown.strip('/') or 'home'}-{click or ''}-"
