@@ -54,7 +54,7 @@ class Continuous(Scheduler):
 
     def time_ahead(self, iteration_time) -> None:
         """The executor gives the time of the pure-decode iteration `ahead` rounds after a planned one,
-        `iteration_time(it, ahead)` (each decoder reads `ahead` tokens more): then a latency model's iterations,
+        `iteration_time(it)(ahead)` (each decoder reads `ahead` tokens more): then a latency model's iterations,
         which read more context each round, merge too, each with its own length (`steady_reading`)."""
         self.iteration_time = iteration_time
         self.merges = not (self.policy.spec_tokens or self.config.moe.experts)
@@ -275,10 +275,10 @@ class Continuous(Scheduler):
         request's return, an arrival that could get in), whose plan would see it."""
         cut = self.run_cut()
         cut = math.inf if cut is None else cut
-        admissible, time = self.admissible_arrivals(budget), self.iteration_time
-        ends = [now + time(it, 0)]
+        admissible, time = self.admissible_arrivals(budget), self.iteration_time(it)
+        ends = [now + time(0)]
         while len(ends) < repeat and ends[-1] < cut and admissible(ends[-1], False) is None:
-            ends.append(ends[-1] + time(it, len(ends)))
+            ends.append(ends[-1] + time(len(ends)))
         if len(ends) > 1:
             it.ends = tuple(ends)
         return len(ends)

@@ -77,7 +77,7 @@ class Runner:
         cost = scheduler.config.cost
         self.ticks = cost.kind == "ticks" and execute is None
         if cost.reads_context and not arrivals_on_iterations and execute is None and hasattr(scheduler, "time_ahead"):
-            scheduler.time_ahead(partial(length, scheduler))  # (runs of iterations reading more each round merge)
+            scheduler.time_ahead(partial(lengths_ahead, scheduler))  # (runs reading more each round merge)
         self.now, self.count = 0, 0
         self.waiting = False  # the last plan ran nothing: what comes next is what Scheduler.wake says
         self.pending: tuple[Iteration, float, float] | None = None  # a run held past `until`: (it, start, end)
@@ -190,6 +190,23 @@ def length(scheduler: Scheduler, it: Iteration, ahead: int = 0) -> float:
         dense = cost.duration(it.prefill_tokens + padding[0], it.decode_work + it.graph_padding + padding[1],
                               it.context_read + ahead * len(it.decoding))
     return dense + scheduler.config.moe.duration(it.expert_tokens) if it.expert_tokens else dense
+
+
+def lengths_ahead(scheduler: Scheduler, it: Iteration) -> Callable[[int], float]:
+    """`length(scheduler, it, ahead)` as a function of `ahead`, for a merged run of pure-decode iterations
+    (Continuous.steady_reading): what does not change from one round to the next (the batch's shape but its
+    longest span, the tokens but the context read) is worked out once, and each round's time from the same numbers
+    in the same order, so it is the same float."""
+    cost = scheduler.config.cost
+    if it.prefill or not it.decoding or it.expert_tokens or cost.kind not in ("profile", "linear"):
+        return partial(length, scheduler, it)
+    if cost.kind == "profile":  # (with no prefill and some decoders, the longest span is the longest context's)
+        rows, groups, query, longest = batch_shape(scheduler, it)
+        shape_duration = cost.shape_duration
+        return lambda ahead: shape_duration(rows, groups, query, longest + ahead)
+    duration, decode, decoders = cost.duration, it.decode_work + it.graph_padding + it.padding, len(it.decoding)
+    prefill, context = it.prefill_tokens, it.context_read
+    return lambda ahead: duration(prefill, decode, context + ahead * decoders)
 
 
 def roofline_time(scheduler: Scheduler, it: Iteration, ahead: int = 0) -> float:

@@ -39,21 +39,26 @@ class Recorder:
     def step(self, it: Iteration, start: float, end: float, running: int, kv_used: int | None) -> None:
         """The iteration(s) of `it` ran in [start, end) with `running` requests holding a slot; a run of
         iterations of their own lengths (`it.ends`) is recorded one step each, as each would be alone."""
-        if it.ends:
-            for begins, ends in zip((start, *it.ends), it.ends):
-                self.add_step(it, begins, ends, 1, running, kv_used)
-        else:
+        if not it.ends:
             self.add_step(it, start, end, it.repeat, running, kv_used)
+            return
+        ends = it.ends
+        counts = self.add_step(it, start, ends[0], 1, running, kv_used)  # (the batch's changes came before it)
+        add, version = self.schedule.add_step, self.version
+        for begins, finishes in zip(ends, ends[1:]):
+            add(Step(begins, finishes, 1, *counts), version)
+        self.iterations += len(ends) - 1
 
     def add_step(self, it: Iteration, start: float, end: float, repeat: int, running: int,
-                 kv_used: int | None) -> None:
-        step = Step(start, end, repeat, it.prefill_tokens, it.decode_work, it.padding, running, len(it.decoding),
-                    kv_used, it.graph_padding, sum(it.accepted.values()) if it.accepted else 0, len(it.paused),
-                    it.expert_tokens, self.changes or ())
-        self.schedule.add_step(step, self.version)
+                 kv_used: int | None) -> tuple:
+        """Record one step; its fields after `iterations` but the changes, for the steps of the same run."""
+        counts = (it.prefill_tokens, it.decode_work, it.padding, running, len(it.decoding), kv_used, it.graph_padding,
+                  sum(it.accepted.values()) if it.accepted else 0, len(it.paused), it.expert_tokens)
+        self.schedule.add_step(Step(start, end, repeat, *counts, self.changes or ()), self.version)
         if self.changes:
             self.changes = []
         self.iterations += repeat
+        return counts
 
     # -- decode segments ----------------------------------------------------------------------------------------
     def starts_decoding(self, i: int) -> None:
