@@ -34,8 +34,9 @@ iteration or per request: every iteration's end is listed once and a request's r
 decoders' context sum and longest context as decoders start, stop and change (DecodeRounds.context, .longest),
 a gap counts once for every request spanning it, and a run of pure-decode iterations that differ only in length
 is one plan and one commit (Continuous.steady_reading: each iteration's length and end worked out as the
-executor would one at a time, every step recorded as it would be alone). Schedules and the JSON are the same,
-byte for byte. What is left is about 20 us an iteration of planning and recording, and the JSON's volume.
+executor would one at a time, from the batch's shape worked out once for the run, engine.lengths_ahead; every
+step recorded as it would be alone). Schedules and the JSON are the same, byte for byte. What is left is about
+20 us an iteration of planning and recording, and the JSON's volume.
 Usage: python bench/latency_16k.py [--runs N] [--sizes 4000,8000,16000]
 """
 import argparse

@@ -460,6 +460,11 @@ def test_the_capacity_lab_sweeps_a_real_azure_trace_and_marks_the_knees(open_pag
     assert charts.count() >= 5
     legend = charts.first.locator(".legendtext").all_text_contents()
     assert {"static", "continuous", "chunked prefill"} <= set(legend)
+    # and the sweep of a real trace, 2,000 requests over 42,425 ticks, lays out as the default one does
+    from tests.test_layout import CHECKS, settle  # (test_layout imports this module's fixtures)
+    settle(page, "capacity lab, the Azure trace's sweep")
+    problems = page.evaluate(CHECKS, "capacity lab, the Azure trace's sweep")
+    assert not problems, problems
 
 
 def test_the_real_model_streams_stops_and_runs_again(open_page):

@@ -121,8 +121,8 @@ def timeline_layout(title: str, height: int, x_max: float | None, unit: str, yax
              "tick0": 0, **integer_axis}
     if x_max:
         xaxis["range"] = [-pad, x_max + pad]
-    return base_layout(title, height + 40, columns) | {"barmode": "overlay", "hoverlabel": {"align": "left"},
-                                                "xaxis": xaxis, "yaxis": yaxis}
+    return base_layout(title, height + 40, columns) | {
+        "barmode": "overlay", "hoverlabel": {"align": "left"}, "xaxis": xaxis, "yaxis": yaxis}
 
 
 def _hline(layout: dict, y: float, color: str, text: str) -> None:
