@@ -7,6 +7,8 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sim.core.config import Config, ConfigError, Policy
 from sim.core.engine import simulate
@@ -54,6 +56,78 @@ def test_free_blocks_are_reused_oldest_first_and_forget_their_keys():
     pool.free_request(0)  # last block first, as nano-vllm frees: c, b, a
     pool.allocate(1, 1)  # takes the longest free: c's block
     assert pool.cached(["a", "b", "c"]) == 2 and pool.cached(["c"]) == 0
+
+
+class OneListPool(PrefixCache):
+    """The free queue as PrefixCache's docstring defines it, kept the plain way: one list of every free block,
+    the longest free first (a freed block to its tail; with unhashed_first a keyless one to its head)."""
+
+    def __init__(self, num_blocks: int, block_size: int, unhashed_first: bool):
+        super().__init__(num_blocks, block_size, unhashed_first)
+        self.queue, self.refs = list(range(num_blocks)), [0] * num_blocks
+
+    @property
+    def free(self) -> int:
+        return len(self.queue)
+
+    def allocate(self, request, blocks):
+        new = [self.queue.pop(0) for _ in range(blocks)]
+        for block in new:
+            key = self.key_of.pop(block, None)
+            if key is not None:
+                self.forget(key, block)
+            self.refs[block] = 1
+        self._extend(request, new)
+        return new
+
+    def share(self, request, keys):
+        table = []
+        for key in keys:
+            block = self.block_of.get(key)
+            if block is None:
+                break
+            if self.refs[block] == 0:
+                self.queue.remove(block)
+            self.refs[block] += 1
+            table.append(block)
+        self._extend(request, table)
+        return len(table)
+
+    def free_request(self, request):
+        table, first = self.tables.pop(request, []), []
+        for block in reversed(table):
+            self.refs[block] -= 1
+            if self.refs[block] == 0:
+                (first if self.unhashed_first and block not in self.key_of else self.queue).append(block)
+        self.queue[:0] = first  # (the first of them ends at the head)
+        return len(table)
+
+
+@settings(max_examples=300, deadline=None)
+@given(vllm=st.booleans(), blocks=st.integers(1, 12),
+       ops=st.lists(st.tuples(st.sampled_from(["allocate", "share", "remember", "free"]), st.integers(0, 6),
+                              st.lists(st.integers(0, 4), max_size=4)), max_size=40))
+def test_the_free_queue_hands_out_the_blocks_one_list_of_every_free_block_would(vllm, blocks, ops):
+    """PrefixCache keeps its free queue as a head, the fresh ids as a range, and a tail, so a pool of millions of
+    blocks costs nothing until they are used: every block id it hands out, every block it finds cached and the
+    queue's order are those of one list of every free block."""
+    pool, plain = PrefixCache(blocks, 4, unhashed_first=vllm), OneListPool(blocks, 4, unhashed_first=vllm)
+    for op, request, keys in ops:
+        held = request in plain.tables
+        if op == "allocate" and request >= 0:
+            n = min(len(keys) + 1, plain.free)
+            assert pool.allocate(request, n) == plain.allocate(request, n)
+        elif op == "share" and not held:
+            assert pool.share(request, keys) == plain.share(request, keys)
+        elif op == "remember" and held:  # (keys as a prefix's: each names the ones before it too)
+            chain = [tuple(keys[:k + 1]) for k in range(len(keys))]
+            pool.remember(request, chain)
+            plain.remember(request, chain)
+        elif op == "free":
+            assert pool.free_request(request) == plain.free_request(request)
+        assert pool.tables == plain.tables and pool.free == plain.free
+        assert (pool.block_of, pool.key_of, pool.later) == (plain.block_of, plain.key_of, plain.later)
+        assert [*pool._head, *range(pool._fresh, blocks), *pool._tail] == plain.queue
 
 
 def test_keys_name_the_whole_prefix_and_keep_requests_apart():

@@ -103,29 +103,40 @@ class PrefixCache(BlockManager):
     def __init__(self, num_blocks: int, block_size: int, unhashed_first: bool = False):
         super().__init__(num_blocks, block_size)
         self.unhashed_first = unhashed_first
-        # free blocks, the longest free first (an OrderedDict: taking the first is O(1), as a dict's is not once
-        # many were taken)
-        self._order: OrderedDict[int, None] = OrderedDict.fromkeys(range(num_blocks))
-        self.refs = [0] * num_blocks  # requests holding each block
+        # The free queue, the longest free first: the blocks put at its head (`_head`), then every id from
+        # `_fresh` up (never used, so never cached: handed out as a range, so a pool of millions costs nothing
+        # until its blocks are used), then the blocks given back to its tail (`_tail`). OrderedDicts: taking the
+        # first is O(1), as a dict's is not once many were taken, and a cached block found again leaves from
+        # the middle.
+        self._head: OrderedDict[int, None] = OrderedDict()
+        self._tail: OrderedDict[int, None] = OrderedDict()
+        self.refs: list[int] = []  # requests holding each block ever taken (ids below `_fresh`)
         self.key_of: dict[int, object] = {}  # block -> the key of the tokens it holds (full blocks only)
         self.block_of: dict[object, int] = {}  # key -> the block holding those tokens (the one found)
         self.later: dict[object, list[int]] = {}  # key -> other blocks holding them, found after it (vLLM)
 
     @property
     def free(self) -> int:
-        return len(self._order)
+        return len(self._head) + self.num_blocks - self._fresh + len(self._tail)
 
     def allocate(self, request: int, blocks: int) -> list[int]:
         """`blocks` new blocks for `request`, the longest free first; a cached one forgets its key."""
-        if blocks > len(self._order):
-            raise RuntimeError(f"asked for {blocks} blocks with {len(self._order)} free")
-        new = []
+        if blocks > self.free:
+            raise RuntimeError(f"asked for {blocks} blocks with {self.free} free")
+        new, refs = [], self.refs
         for _ in range(blocks):
-            block, _ = self._order.popitem(last=False)
+            if self._head:
+                block, _ = self._head.popitem(last=False)
+            elif self._fresh < self.num_blocks:
+                block = self._fresh
+                self._fresh += 1
+                refs.append(0)
+            else:
+                block, _ = self._tail.popitem(last=False)
             key = self.key_of.pop(block, None)
             if key is not None:
                 self.forget(key, block)
-            self.refs[block] = 1
+            refs[block] = 1
             new.append(block)
         self._extend(request, new)
         return new
@@ -151,8 +162,8 @@ class PrefixCache(BlockManager):
             block = self.block_of.get(key)
             if block is None:
                 break
-            if self.refs[block] == 0:
-                del self._order[block]
+            if self.refs[block] == 0:  # (a cached block is one given back: at the queue's head or tail)
+                del (self._head if block in self._head else self._tail)[block]
             self.refs[block] += 1
             table.append(block)
         self._extend(request, table)
@@ -187,15 +198,15 @@ class PrefixCache(BlockManager):
         nano-vllm and vLLM free them); a block nobody holds becomes free and keeps its key. With
         `unhashed_first`, the keyless ones among them go to the head of the free queue, in that same order."""
         table = self.tables.pop(request, [])
-        order, refs, first = self._order, self.refs, []
+        head, tail, refs, first = self._head, self._tail, self.refs, []
         for block in reversed(table):
             refs[block] -= 1
             if refs[block] == 0:
                 if self.unhashed_first and block not in self.key_of:
                     first.append(block)
                 else:
-                    order[block] = None
+                    tail[block] = None
         for block in reversed(first):  # (vLLM's prepend_n: the first of them ends at the head)
-            order[block] = None
-            order.move_to_end(block, last=False)
+            head[block] = None
+            head.move_to_end(block, last=False)
         return len(table)
