@@ -539,10 +539,10 @@ class Scheduler:
         for i in decoding:
             s = self.states[i]
             left = s.request.output - made(s) - 1  # tokens still to make after the step's own
-            n, rng = 0, s.rng
-            while n < k and rng.random() < p:
+            n, most, rng = 0, min(k, left), s.rng  # (drawing on past its last token would change nothing)
+            while n < most and rng.random() < p:
                 n += 1
-            accepted[i] = n = min(n, left)
+            accepted[i] = n
             if n == left:
                 finishing.append(i)
         return accepted, finishing
