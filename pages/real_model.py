@@ -162,10 +162,10 @@ else:
             x_max = max(schedule.makespan, predicted.makespan)
             # side by side, or one above the other on a projector (as the lab's)
             beside, keys = not presenter.on(), ("measured", "predicted")
-            places = st.columns(2) if beside else (st.container(), st.container())
+            spots = st.columns(2) if beside else (st.container(), st.container())
             drawn = [gantt(shown_schedule, t(f"rm_gantt_{key}", title=title), x_max=x_max, columns=2 if beside else 1)
                      for shown_schedule, key in zip((schedule, predicted), keys)]
-            for place, chart, key in zip(places, side_by_side(drawn) if beside else drawn, keys):
+            for place, chart, key in zip(spots, side_by_side(drawn) if beside else drawn, keys):
                 place.plotly_chart(chart, key=f"rm_gantt_{key}_{label}")
             st.caption(t("rm_iteration_error", label=policy_name(index), stray=about["iteration_error_percent"]))
         show_table(comparison_table(figures, schedule.unit, about["void"]), f"rm_prediction_{label}")
