@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import time
 from array import array
+from collections.abc import Mapping
 
 import torch
 
@@ -41,7 +42,7 @@ class PagedKVCache:
         self.pad_row = requests
         self._known: list[list[int]] = [[] for _ in range(requests)]  # each request's blocks as last written
 
-    def sync_tables(self, tables: dict[int, list[int]], requests: list[int], grown_only: bool = False) -> None:
+    def sync_tables(self, tables: Mapping[int, list[int]], requests: list[int], grown_only: bool = False) -> None:
         """Bring the slots of `requests` whose block tables changed since they were last seen up to date (a list
         compare a request; `grown_only`: the requests kept their blocks since, so only a longer table changed):
         a table that grew gets its new blocks' slots written, the others (new admissions, swap-ins) are written
@@ -67,7 +68,7 @@ class PagedKVCache:
         at = start + keep * size
         self._host[at:at + len(new) * size] = array("q", [b * size + o for b in new for o in range(size)])
 
-    def _rewrite(self, requests: list[int], tables: dict[int, list[int]]) -> None:
+    def _rewrite(self, requests: list[int], tables: Mapping[int, list[int]]) -> None:
         """Whole rows: each request's blocks, then the scratch block up to the row's end."""
         flat = []
         for i in requests:

@@ -33,9 +33,9 @@ class Iteration:
     # The ends of its `repeat` iterations, when they differ in length (a latency model whose iterations read more
     # context each round: sim.core.continuous.Continuous.steady_reading); empty when they are alike.
     ends: tuple[float, ...] = ()
-    # each request's KV block ids in token order (None: no cache): a copy of the tables (a table grows into a new
-    # list, sim.core.kv, so the copy stays as it was)
-    blocks: dict[int, list[int]] | None = None
+    # each request's KV block ids in token order (None: no cache), as they were when it was planned: a table only
+    # grows at its end, so this keeps each one's length then rather than a copy (sim.core.kv.Tables)
+    blocks: Mapping[int, list[int]] | None = None
     # Swap preemption, for an executor that moves real KV blocks (copying out first: a block freed by a swap-out
     # may be taken again in the same plan): each request swapped out since the last iteration, with the blocks it
     # held, and each swapping back in, with its new blocks (sim.core.memory; copies).

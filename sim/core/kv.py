@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import heapq
 from collections import OrderedDict
+from collections.abc import Iterator, Mapping
 
 
 def blocks_for(tokens: int, block_size: int) -> int:
@@ -24,7 +25,10 @@ class BlockManager:
         # a heap of a few hundred, and hands fresh ids out as a range.
         self._fresh = 0
         self._returned: list[int] = []
-        self.tables: dict[int, list[int]] = {}  # request -> its block ids, in token order
+        # request -> its block ids, in token order: a table only grows at its end while its request holds it, and
+        # is dropped (never changed) when the request frees it, so a plan sees it as it was through `Tables`
+        self.tables: dict[int, list[int]] = {}
+        self.lengths: dict[int, int] = {}  # request -> the blocks it holds (its table's length)
 
     @property
     def free(self) -> int:
@@ -35,7 +39,7 @@ class BlockManager:
         return self.num_blocks - self.free
 
     def held(self, request: int) -> int:
-        return len(self.tables.get(request, ()))
+        return self.lengths.get(request, 0)
 
     def capacity(self, request: int) -> int:
         """Tokens the request's blocks can hold."""
@@ -58,9 +62,14 @@ class BlockManager:
         return new
 
     def _extend(self, request: int, new: list[int]) -> None:
-        """A table grows into a new list, never in place: a plan's copy of the tables (Iteration.blocks) stays
-        as it was."""
-        self.tables[request] = self.tables.get(request, []) + new
+        """The request's table grows at its end, in place: a prefill taken chunk by chunk costs each chunk its own
+        blocks, not a copy of all before them (Tables keeps what a plan saw)."""
+        table = self.tables.get(request)
+        if table is None:
+            self.tables[request] = table = list(new)
+        else:
+            table.extend(new)
+        self.lengths[request] = len(table)
 
     def grow_to(self, request: int, tokens: int) -> bool:
         """Make the request's blocks hold `tokens` tokens; False (nothing taken) if the pool is short."""
@@ -75,6 +84,7 @@ class BlockManager:
     def free_request(self, request: int) -> int:
         """Return every block of `request` to the pool; the number freed."""
         table = self.tables.pop(request, [])
+        self.lengths.pop(request, None)
         returned = self._returned
         for block in reversed(table):
             if block == self._fresh - 1:  # (the last id taken: fresh again)
@@ -82,6 +92,29 @@ class BlockManager:
             else:
                 heapq.heappush(returned, block)
         return len(table)
+
+
+class Tables(Mapping):
+    """The block tables as a plan saw them (Iteration.blocks): each request's table and its length then. A
+    value without copying a table, since a table only grows at its end while it is held and is never changed
+    after it is dropped (BlockManager.tables); reading one gives a copy of its blocks then."""
+
+    __slots__ = ("_tables", "_lengths")
+
+    def __init__(self, pool: BlockManager):
+        self._tables, self._lengths = dict(pool.tables), dict(pool.lengths)
+
+    def __getitem__(self, request: int) -> list[int]:
+        return self._tables[request][:self._lengths[request]]
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._tables)
+
+    def __len__(self) -> int:
+        return len(self._tables)
+
+    def __repr__(self) -> str:
+        return f"Tables({dict(self)!r})"
 
 
 class PrefixCache(BlockManager):
@@ -169,11 +202,12 @@ class PrefixCache(BlockManager):
         self._extend(request, table)
         return len(table)
 
-    def remember(self, request: int, keys) -> None:
-        """The request's first blocks hold the tokens of `keys`: the pool remembers them. A key another block
-        holds moves to the newer one, as in nano-vllm (the older block keeps its copy, found no more), or with
-        `unhashed_first` stays with the older, as in vLLM (the newer one is found once the older is gone)."""
-        for block, key in zip(self.tables.get(request, ()), keys):
+    def remember(self, request: int, keys, start: int = 0) -> None:
+        """The request's blocks from its block `start` on hold the tokens of `keys`: the pool remembers them. A
+        key another block holds moves to the newer one, as in nano-vllm (the older block keeps its copy, found
+        no more), or with `unhashed_first` stays with the older, as in vLLM (the newer one is found once the
+        older is gone)."""
+        for block, key in zip(self.tables.get(request, ())[start:start + len(keys)], keys):
             if self.key_of.get(block) != key:
                 self.key_of[block] = key
                 found = self.block_of.get(key)
@@ -198,6 +232,7 @@ class PrefixCache(BlockManager):
         nano-vllm and vLLM free them); a block nobody holds becomes free and keeps its key. With
         `unhashed_first`, the keyless ones among them go to the head of the free queue, in that same order."""
         table = self.tables.pop(request, [])
+        self.lengths.pop(request, None)
         head, tail, refs, first = self._head, self._tail, self.refs, []
         for block in reversed(table):
             refs[block] -= 1

@@ -8,7 +8,7 @@ import heapq
 
 from ..trace.trace import Request
 from .config import Config, Policy
-from .kv import BlockManager, PrefixCache, blocks_for
+from .kv import BlockManager, PrefixCache, Tables, blocks_for
 from .prefix import block_keys
 from .queue import NEVER
 from .request import RequestState
@@ -23,6 +23,10 @@ class Memory:
         pool = PrefixCache if policy.prefix_cache else BlockManager
         self.pool = pool(config.kv_blocks, config.block_size) if config.kv_blocks else None
         self.prefix = self.pool if policy.prefix_cache else None  # the pool, when it caches prefixes
+        # prefix caching: how many of each request's first blocks the pool remembers already (their keys stay
+        # theirs while it holds them: only a free block is taken for other tokens), so a block is remembered
+        # once, not again with every chunk after it
+        self.remembered: dict[int, int] = {}
         self.overcommit = self.pool is not None and policy.kv_admission in ("overcommit", "chunk")
         self.block_due: list[tuple[int, int]] = []  # overcommit: heap (decode round needing a block, request)
         self.swapped: list[int] = []  # heap of swapped-out requests waiting to come back (earliest arrival first)
@@ -49,11 +53,12 @@ class Memory:
         return self.pool.capacity(i)
 
     def table(self, i: int) -> list[int]:
+        """Request i's block ids (the pool's own list: read it before the request frees them)."""
         return self.pool.tables.get(i, []) if self.pool is not None else []
 
-    def tables(self) -> dict[int, list[int]] | None:
-        """Each request's block ids now, a copy (a table grows into a new list: sim.core.kv)."""
-        return dict(self.pool.tables) if self.pool is not None else None
+    def tables(self) -> Tables | None:
+        """Each request's block ids now, as they will stay for whoever holds them (sim.core.kv.Tables)."""
+        return Tables(self.pool) if self.pool is not None else None
 
     def short(self, tokens: int) -> bool:
         """Whether `tokens` tokens need more blocks than are free."""
@@ -118,21 +123,28 @@ class Memory:
         findable."""
         if self.pool is not None and self.pool.held(i):
             if self.prefix is not None:
-                self.prefix.remember(i, self.block_keys(i, computed))
+                self.remember(i, computed)
+                self.remembered.pop(i, None)
             self.pool.free_request(i)
             self.states[i].timeline.kv.append((now, 0))
 
     def remember(self, i: int, tokens: int) -> None:
-        """Prefix caching: request i's blocks of its first `tokens` tokens can be found from now on."""
-        self.prefix.remember(i, self.block_keys(i, tokens))
+        """Prefix caching: request i's blocks of its first `tokens` tokens can be found from now on (those it
+        remembered already are not looked at again: a prefill in chunks costs each chunk its own blocks)."""
+        start, end, held = self.remembered.get(i, 0), tokens // self.block_size, self.pool.held(i)
+        if end > held:
+            end = held
+        if end > start:
+            self.prefix.remember(i, self.block_keys(i, end * self.block_size, start), start)
+            self.remembered[i] = end
 
     def found_prefix(self, i: int) -> int:
         """Tokens of waiting request i's prefill the prefix cache holds now (what lpm orders by)."""
         return self.prefix.cached(self.block_keys(i, self.states[i].target)) * self.block_size
 
-    def block_keys(self, i: int, tokens: int) -> list[object]:
+    def block_keys(self, i: int, tokens: int, start: int = 0) -> list[object]:
         request: Request = self.states[i].request
-        return block_keys(request, i, tokens, self.block_size, self.config.prefix_block)
+        return block_keys(request, i, tokens, self.block_size, self.config.prefix_block, start)
 
     # -- overcommit's growth ------------------------------------------------------------------------------------
     def watch(self, i: int, fed: int, round_now: int) -> None:

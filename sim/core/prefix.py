@@ -17,17 +17,23 @@ import hashlib
 from ..trace.trace import Request
 
 
-def block_keys(request: Request, index: int, tokens: int, block_size: int, prefix_block: int) -> list[object]:
-    """Keys of the full blocks among the request's first `tokens` tokens (its prompt, then what it made)."""
+def block_keys(request: Request, index: int, tokens: int, block_size: int, prefix_block: int,
+               start: int = 0) -> list[object]:
+    """Keys of the full blocks among the request's first `tokens` tokens (its prompt, then what it made), from
+    its block `start` on."""
     blocks = tokens // block_size
-    shared = _shared_blocks(request, block_size, prefix_block)
+    if request.hash_ids is None and request.text is None:
+        return [("own", index, j) for j in range(start, blocks)]
+    shared = min(blocks, _shared_blocks(request, block_size, prefix_block))
     keys: list[object] = []
     if request.hash_ids and shared:
         per = prefix_block // block_size
-        keys = [("hash", request.hash_ids[j // per], j % per) for j in range(min(blocks, shared))]
-    elif request.text is not None and shared:
-        keys = chained_hashes(request.text.encode("utf-8", errors="replace"), block_size, blocks)
-    return keys + [("own", index, j) for j in range(len(keys), blocks)]
+        keys = [("hash", request.hash_ids[j // per], j % per) for j in range(start, shared)]
+    elif request.text is not None and shared:  # (each hash chains the one before: all are worked out)
+        keys = chained_hashes(request.text.encode("utf-8", errors="replace"), block_size, shared)[start:]
+    else:
+        shared = 0
+    return keys + [("own", index, j) for j in range(max(start, shared), blocks)]
 
 
 def chained_hashes(data: bytes, block_size: int, limit: int | None = None) -> list[bytes]:

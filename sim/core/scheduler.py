@@ -510,7 +510,8 @@ class Scheduler:
 
     # -- what a plan needs to know of the options -----------------------------------------------------------
     def hand_over(self, it: Iteration) -> Iteration:
-        """The plan as an executor gets it: with copies of the block tables and of the swaps' block copies."""
+        """The plan as an executor gets it: with the block tables as they are now (sim.core.kv.Tables) and the
+        swaps' block copies."""
         if self.kv_cache:
             it.blocks = self.memory.tables()
             if self.swaps:
