@@ -75,8 +75,9 @@ class Memory:
         held = pool.held(i)
         if not pool.grow_to(i, tokens):
             return False
-        if pool.held(i) != held:
-            self.states[i].timeline.kv.append((now, pool.held(i)))
+        grown = pool.held(i)
+        if grown != held:
+            self.states[i].timeline.kv.append((now, grown))
         return True
 
     def take_prompt(self, i: int, tokens: int | None, now: float, keep_all: bool = False) -> int:

@@ -426,8 +426,8 @@ class Scheduler:
                 preempted = True
                 if victim == i:
                     break
-            else:
-                self.watch_growth(i)
+            else:  # (its fed tokens are as they were: no round ran since)
+                memory.watch(i, needed, self.rounds.now)
         return preempted
 
     def victim(self, among: list[int]) -> int:
