@@ -223,6 +223,36 @@ def test_a_prefill_in_chunks_works_out_each_blocks_key_once_and_grows_one_table(
     assert blocks <= sum(worked_out) <= 3 * blocks + 2
 
 
+def test_a_look_up_stops_at_the_first_block_the_cache_lacks(monkeypatch):
+    """vLLM's rules: a prompt of 2,500 blocks waits, never cached, while another request decodes in a pool too
+    small for both; each plan looks it up again. A look-up works out its keys one at a time and stops at the
+    first the pool lacks: about one key a plan, then the prompt's own as it prefills, where each look-up
+    worked out all 2,500 (about 500,000 in all)."""
+    import sim.core.memory as memory
+
+    worked_out = [0]
+
+    def listed(*args):
+        keys = block_keys(*args)
+        worked_out[0] += len(keys)
+        return keys
+
+    def counted(*args):
+        for key in block_keys(*args):
+            worked_out[0] += 1
+            yield key
+
+    monkeypatch.setattr(memory, "block_keys", listed)
+    monkeypatch.setattr(memory, "iter_block_keys", counted)
+    blocks = 2_500
+    trace = validate([{"name": "long", "arrival": 0, "prompt": 64, "output": 4_000},
+                      {"name": "waits", "arrival": 1_000, "prompt": blocks * 16, "output": 2}])
+    schedule = simulate(trace, Config(1 << 20, max_seqs=2, kv_blocks=blocks + 50, block_size=16),
+                        Policy(preset="vllm-v1"))
+    assert schedule.requests[1].first_token > 4_000  # it waited for the first to finish
+    assert worked_out[0] < 3 * blocks
+
+
 def test_json_and_prometheus_report_the_cache():
     schedule = simulate(shared(), CONFIG, CACHE)
     data = run_json(schedule, compute(schedule))

@@ -9,6 +9,7 @@ from __future__ import annotations
 import heapq
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping
+from itertools import takewhile
 
 
 def blocks_for(tokens: int, block_size: int) -> int:
@@ -174,14 +175,13 @@ class PrefixCache(BlockManager):
         self._extend(request, new)
         return new
 
+    def found(self, keys) -> list:
+        """The leading `keys` the pool holds (it stops at the first it does not)."""
+        return list(takewhile(self.block_of.__contains__, keys))
+
     def cached(self, keys) -> int:
-        """How many of `keys`, from the first, the pool holds (stopping at the first it does not)."""
-        n = 0
-        for key in keys:
-            if key not in self.block_of:
-                break
-            n += 1
-        return n
+        """How many of `keys`, from the first, the pool holds."""
+        return len(self.found(keys))
 
     def held_by_others(self, keys) -> int:
         """How many of the cached blocks of `keys` (all cached) some request holds now: sharing those takes no

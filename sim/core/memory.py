@@ -5,11 +5,12 @@ The scheduler (sim.core.scheduler) calls it with explicit arguments and decides 
 from __future__ import annotations
 
 import heapq
+from collections.abc import Iterator
 
 from ..trace.trace import Request
 from .config import Config, Policy
 from .kv import BlockManager, PrefixCache, Tables, blocks_for
-from .prefix import block_keys
+from .prefix import block_keys, iter_block_keys
 from .queue import NEVER
 from .request import RequestState
 
@@ -104,11 +105,10 @@ class Memory:
         prefix cache holds, but never all of it: then the last block is computed again, as vLLM's lookup stops
         a token short of the end (`keep_all`: all of it, as nano-vllm)."""
         target = self.states[i].target
-        keys = self.block_keys(i, target)
-        found = self.prefix.cached(keys)
-        if found * self.block_size >= target and not keep_all:
-            found -= 1
-        return keys[:found]
+        keys = self.prefix.found(self.iter_block_keys(i, target))
+        if keys and len(keys) * self.block_size >= target and not keep_all:
+            keys.pop()
+        return keys
 
     def hit_held(self, i: int) -> tuple[int, int]:
         """Waiting request i's prefix-cache hit: (the tokens it covers, how many of its blocks another request
@@ -141,11 +141,16 @@ class Memory:
 
     def found_prefix(self, i: int) -> int:
         """Tokens of waiting request i's prefill the prefix cache holds now (what lpm orders by)."""
-        return self.prefix.cached(self.block_keys(i, self.states[i].target)) * self.block_size
+        return self.prefix.cached(self.iter_block_keys(i, self.states[i].target)) * self.block_size
 
     def block_keys(self, i: int, tokens: int, start: int = 0) -> list[object]:
         request: Request = self.states[i].request
         return block_keys(request, i, tokens, self.block_size, self.config.prefix_block, start)
+
+    def iter_block_keys(self, i: int, tokens: int) -> Iterator[object]:
+        """Request i's keys one at a time, for a look-up that stops at the first the pool lacks."""
+        request: Request = self.states[i].request
+        return iter_block_keys(request, i, tokens, self.block_size, self.config.prefix_block)
 
     # -- overcommit's growth ------------------------------------------------------------------------------------
     def watch(self, i: int, fed: int, round_now: int) -> None:

@@ -13,6 +13,8 @@ Where a request's prompt comes from:
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterator
+from itertools import chain, repeat
 
 from ..trace.trace import Request
 
@@ -21,19 +23,25 @@ def block_keys(request: Request, index: int, tokens: int, block_size: int, prefi
                start: int = 0) -> list[object]:
     """Keys of the full blocks among the request's first `tokens` tokens (its prompt, then what it made), from
     its block `start` on."""
+    return list(iter_block_keys(request, index, tokens, block_size, prefix_block, start))
+
+
+def iter_block_keys(request: Request, index: int, tokens: int, block_size: int, prefix_block: int,
+                    start: int = 0) -> Iterator[object]:
+    """The same keys one at a time: a look-up (PrefixCache.cached) stops at the first key the pool lacks, without
+    working out the rest of a long prompt's."""
     blocks = tokens // block_size
-    if request.hash_ids is None and request.text is None:
-        return [("own", index, j) for j in range(start, blocks)]
+    if request.hash_ids is None and request.text is None:  # ("own", index, j) for each j, made in C
+        return zip(repeat("own"), repeat(index), range(start, blocks))
     shared = min(blocks, _shared_blocks(request, block_size, prefix_block))
-    keys: list[object] = []
-    if request.hash_ids and shared:
-        per = prefix_block // block_size
-        keys = [("hash", request.hash_ids[j // per], j % per) for j in range(start, shared)]
-    elif request.text is not None and shared:  # (each hash chains the one before: all are worked out)
-        keys = chained_hashes(request.text.encode("utf-8", errors="replace"), block_size, shared)[start:]
-    else:
-        shared = 0
-    return keys + [("own", index, j) for j in range(max(start, shared), blocks)]
+    own = zip(repeat("own"), repeat(index), range(max(start, shared), blocks))
+    if not shared:
+        return own
+    if request.hash_ids:
+        per, ids = prefix_block // block_size, request.hash_ids
+        return chain((("hash", ids[j // per], j % per) for j in range(start, shared)), own)
+    # (text: each hash chains the one before, so all are worked out)
+    return chain(chained_hashes(request.text.encode("utf-8", errors="replace"), block_size, shared)[start:], own)
 
 
 def chained_hashes(data: bytes, block_size: int, limit: int | None = None) -> list[bytes]:
