@@ -21,7 +21,6 @@ from ui.real_model import (
     SLOW_READER,
     SOURCES,
     STREAM_CREDITS,
-    VOID_DRIFT,
     FleetSettings,
     bpe_counts,
     choose_scenario,
@@ -38,6 +37,7 @@ from ui.real_model import (
     shared_model,
     show_options,
     threads_words,
+    void_limit,
 )
 from ui.session import kept, run_button
 from ui.tables import policy_name, policy_title, show_table
@@ -156,7 +156,7 @@ else:
                      shapes=calibration.shapes, seconds=f"{calibration.seconds:.1f}"))
         if about["void"]:  # the measured run alone: a predicted chart beside it would be misread
             st.warning(t("rm_void", label=policy_name(index), drift=signed(about["drift_percent"]) + "%",
-                         limit=share(VOID_DRIFT)), icon="⚠️")
+                         limit=share(void_limit())), icon="⚠️")
             st.plotly_chart(gantt(schedule, t("rm_gantt_measured", title=title)), key=f"rm_gantt_measured_{label}")
         else:
             x_max = max(schedule.makespan, predicted.makespan)

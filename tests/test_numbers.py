@@ -22,6 +22,12 @@ def test_shares_changes_and_missing_values():
     assert number(None, missing="…") == "…"
 
 
+def test_a_figure_that_is_not_finite_reads_as_infinity_or_missing():
+    """An infinite figure (a limit set to none, a rate over no time) is a sign, not a traceback; NaN is missing."""
+    assert (number(float("inf")), number(float("-inf")), share(float("inf"))) == ("∞", "-∞", "∞%")
+    assert (number(float("nan")), number(float("nan"), missing="n/a")) == ("—", "n/a")
+
+
 def test_a_quantity_says_its_unit_and_reads_seconds_from_a_second_on():
     assert quantity(13.4, "ms") == "13.4 ms"
     assert quantity(2368.5, "ms") == "2.37 s"

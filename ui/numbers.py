@@ -27,8 +27,10 @@ def rounded(value: float) -> float | int:
 
 def number(value: float | None, missing: str = "—") -> str:
     """A figure for reading: 11, 3,536, 1,031, 1.38, 0.0421; `missing` for None."""
-    if value is None:
+    if value is None or value != value:  # (NaN: no figure)
         return missing
+    if value in (float("inf"), float("-inf")):
+        return "∞" if value > 0 else "-∞"
     kept = rounded(value)
     return f"{kept:,}" if isinstance(kept, int) else f"{kept:,.{_decimals(kept)}f}"
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 import streamlit as st
 
-from gpu_demo.compare import VOID_DRIFT as VOID_DRIFT  # the page names the limit
+import gpu_demo.compare
 from gpu_demo.compare import Calibration, calibrate, measured_policy
 from gpu_demo.compare import compare as compare  # the page predicts runs with it
 from gpu_demo.engine import EngineRun, run
@@ -113,6 +113,12 @@ class RealModelState:
     in_lab: tuple[str, int, float] | None = None
     fleet: FleetSettings = field(default_factory=FleetSettings)  # its widgets' keys: "rm_fleet_" + the field's name
     fleet_shown: FleetShown | None = None
+
+
+def void_limit() -> float:
+    """The drift beyond which a run's comparison is void (gpu_demo.compare.VOID_DRIFT), read when the page names
+    it, not copied at import."""
+    return gpu_demo.compare.VOID_DRIFT
 
 
 def init_state() -> RealModelState:
