@@ -67,7 +67,10 @@ class NanoVllm(Continuous):
             raise ConfigError("token_budget", "nano_budget", longest=longest)
         self.queue = FifoQueue()
         self.prefill_emits = True  # its prefill step samples the first token
-        self.overcommit = False  # (growth is checked as each decode is scheduled, below)
+        # Blocks grow as decodes need them, checked as each decode is scheduled (decode_step); each decoder's next
+        # block is watched (Memory.watch: `block_round`), so a decoder whose blocks hold what it feeds is known
+        # without working its tokens out.
+        self.overcommit = True
 
     def plan(self, now: float, max_repeat: int = 1, clock: float | None = None) -> Iteration | None:
         self.clock = clock
@@ -99,11 +102,16 @@ class NanoVllm(Continuous):
             budget = self.prefill(it, i, s.target - s.prefilled, budget, {})
 
     def decode_step(self, it: Iteration, now: float) -> None:
-        order, decoding, memory = deque(self.phases.running), [], self.memory
+        order, decoding, memory, states = deque(self.phases.running), [], self.memory, self.states
+        round_now = self.rounds.now
         while order and len(decoding) < self.seq_limit:
             i = order.popleft()
+            if states[i].block_round > round_now:  # (watched: its blocks hold what it feeds, as most do)
+                decoding.append(i)
+                continue
             needed, room = self.fed(i), memory.capacity(i)
-            if needed <= room:  # (its blocks hold the tokens it feeds: most steps of most decoders)
+            if needed <= room:  # (it was stalled since it was watched: its tokens grew less)
+                memory.watch(i, needed, round_now)
                 decoding.append(i)
                 continue
             while memory.short(needed - room):
@@ -114,6 +122,7 @@ class NanoVllm(Continuous):
                     break
             else:
                 memory.take(i, needed, now)
+                memory.watch(i, needed, round_now)
                 decoding.append(i)
         it.decoding, it.decode_work, chosen = decoding, len(decoding), set(decoding)
         it.stalled = [i for i in self.phases.decoding if i not in chosen]
