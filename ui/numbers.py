@@ -26,7 +26,7 @@ def rounded(value: float) -> float | int:
 
 
 def number(value: float | None, missing: str = "—") -> str:
-    """A figure for reading: 11, 3,536, 1,031, 1.38, 0.0421; `missing` for None."""
+    """A figure for reading: 11, 3,536, 1,031, 1.38, 0.0421; ∞ for an infinity; `missing` for None and NaN."""
     if value is None or value != value:  # (NaN: no figure)
         return missing
     if value in (float("inf"), float("-inf")):
