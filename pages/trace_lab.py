@@ -10,7 +10,7 @@ from ui.boot import through_app
 from ui.i18n import t
 from ui.policy_form import grid, hardware_form, places, policy_form
 from ui.problems import config_error, show_problems
-from ui.runs import run
+from ui.runs import runs_or_stop
 from ui.scenario import QUERY_KEY, Scenario, ScenarioError, encode
 from ui.session import run_button
 from ui.tables import sized_columns
@@ -134,8 +134,9 @@ else:
     if shown != scenario:
         st.warning(t("lab_stale"))
     with st.spinner(t("lab_running")):
-        runs = [run(shown.trace, shown.config, policy) for policy in (shown.policy_a, shown.policy_b)]
-    lab_results.show(runs, (shown.policy_a, shown.policy_b))
+        runs = runs_or_stop(shown.trace, shown.config, (shown.policy_a, shown.policy_b))
+    if runs is not None:
+        lab_results.show(runs, (shown.policy_a, shown.policy_b))
 
 # The share link: this scenario in the address bar, and to copy.
 if scenario is not None:

@@ -201,6 +201,35 @@ def test_lab_prompt_over_budget_is_named():
     assert sorted(problems["request"]) == ["A"]
 
 
+@pytest.mark.parametrize("lang, said", [("en", "The run of Policy 2 was stopped after 0.2 s of computing, at "),
+                                         ("zh", "策略 2 的运行在计算 0.2 秒后被停止：此时模拟到 ")])
+def test_a_run_past_the_servers_cpu_limit_is_stopped_named_and_keeps_the_inputs(monkeypatch, lang, said):
+    # C's output of 1,000,000 tokens under speculation: every iteration differs, none merge, and Policy 2's run
+    # would take about 5 s alone (a minute with 64 such rows). The server stops it at its limit (here 0.2 s).
+    from sim.core.engine import simulate
+    from ui import runs
+    from ui.lab_state import LabSettings, LabState, frame
+    monkeypatch.setattr(runs, "CPU_LIMIT_S", 0.2)
+    calls = []
+    monkeypatch.setattr(runs, "simulate", lambda *args, **kwargs: calls.append(args[2]) or simulate(*args, **kwargs))
+    settings = LabSettings(policy_b=Policy(spec_tokens=3, spec_accept=0.6))
+    table = frame(runs.seed_trace()).assign(output=[5, 2, 1_000_000])
+    at = open_page("pages/trace_lab.py", lang, {"lab": LabState(settings=settings, base=table, current=table)})
+    assert not at.exception
+    error = next(e.value for e in at.error if said in e.value)
+    assert ("with 2 of 3 requests finished" if lang == "en" else "3 个请求中完成了 2 个") in error  # A and B
+    assert "python -m sim run" in error
+    assert not any("metric" in d.value.columns for d in at.dataframe)  # no results drawn from a run cut short
+    assert list(at.session_state["lab"].current["output"]) == [5, 2, 1_000_000]  # what was typed stays
+    if lang == "en":  # (a second run in zh trips AppTest on the preset box's translated options)
+        ran = len(calls)
+        at.run()  # a rerun (any widget) shows the stop again without spending the limit again
+        assert any(said in e.value for e in at.error) and len(calls) == ran
+        at.session_state["trace"] = {"edited_rows": {2: {"output": 4}}, "added_rows": [], "deleted_rows": []}
+        at.run()
+        assert not at.error and lab_overall(at).loc["makespan (tick)"].iloc[0] == 11  # Policy 1, static
+
+
 def test_a_run_that_cannot_start_keeps_the_edits_budgets_and_a_way_out():
     at = open_page("pages/trace_lab.py")
     at.session_state["trace"] = {"edited_rows": {2: {"output": 10}}, "added_rows": [], "deleted_rows": []}

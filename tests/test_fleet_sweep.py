@@ -189,3 +189,22 @@ def test_a_fleet_row_is_its_own_sweep_not_the_cached_one_engine():
     assert [r["engines"] for r in two] == [2] * len(one) and [r["attainment"] for r in two] != [
         r["attainment"] for r in one]
     assert "engines" in at.dataframe[-1].value.columns and len(at.dataframe[-1].value.columns) == 6
+
+
+def test_a_sweep_point_past_the_servers_cpu_limit_is_named_with_where_it_stopped(monkeypatch):
+    # One prompt of 1,000,000 tokens in chunks of 4: 250,000 plans of one chunk each, seconds a point. The server
+    # stops each point at its limit (here 0.2 s) and the page says where, in its own words.
+    from ui import runs
+    monkeypatch.setattr(runs, "CPU_LIMIT_S", 0.2)
+    at = open_page("pages/capacity_lab.py")
+    for key, value in (("n", 1), ("prompt_kind", "fixed"), ("output_kind", "fixed")):
+        (at.selectbox if key.endswith("kind") else at.number_input)(key=f"w_sw_gen_{key}").set_value(value).run()
+    at.number_input(key="w_sw_gen_prompt_v").set_value(1_000_000)
+    at.number_input(key="w_sw_gen_output_v").set_value(1).run()
+    at.button(key="sw_gen_make").click().run()
+    at.session_state["sw_policies_editor"] = {"edited_rows": {}, "added_rows": [], "deleted_rows": [0, 1]}
+    at.run()
+    at.button(key="sw_run").click().run()
+    assert not at.exception, at.exception
+    failed = next(w.value for w in at.warning if "could not run" in w.value)
+    assert failed.count("stopped after 0.2 s of computing, at ") > 1 and "python -m sim sweep" in failed

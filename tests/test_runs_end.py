@@ -1,9 +1,9 @@
 """Runs that must end: option combinations that could livelock."""
 import pytest
 
-from sim.core.config import Config
+from sim.core.config import Config, Policy
 from sim.core.schedule import SLOT_PHASES
-from tests.scheduler_kit import emitted, per_tick, run, segs, timeline
+from tests.scheduler_kit import emitted, per_tick, run, segs, timeline, trace
 
 
 def test_prefill_first_with_overcommit_ends():
@@ -119,3 +119,25 @@ def test_priority_preemption_under_a_tenant_quota_ends():
                    tenant_quotas=(("a", 0.5),), mixing="prefill-first", kv_admission="overcommit", preempt="swap",
                    graph_buckets=(1, 2, 4, 8))
     assert all(r.finish_reason in ("finished", "cancelled") for r in schedule.requests)
+
+
+def test_a_run_past_its_cpu_limit_stops_and_says_how_far_it_came():
+    # Speculation's draws make every iteration differ, so none merge: 64 outputs of 200,000 tokens are about 90,000
+    # plans, a minute here. A web page's run stops at its CPU limit, saying how far it came.
+    from sim.core.engine import RunStopped, simulate
+    rows = [(f"r{k}", 0, 10, 200_000) for k in range(64)]
+    with pytest.raises(RunStopped) as stop:
+        simulate(trace(*rows), Config(1024), Policy(spec_tokens=3, spec_accept=0.6), cpu_limit=0.05)
+    assert (stop.value.seconds, stop.value.finished, stop.value.total) == (0.05, 0, 64)
+    assert 0 < stop.value.now < 200_000
+    assert "stopped after 0.05 s of CPU time" in str(stop.value)
+
+
+def test_a_cpu_limit_that_is_not_reached_changes_nothing():
+    # about 1,100 plans: the limit is looked at four times
+    from sim.core.engine import simulate
+    rows, policy = [("A", 0, 3, 3_000), ("B", 5, 2, 1_500)], Policy(spec_tokens=3, spec_accept=0.6)
+    free = simulate(trace(*rows), Config(16), policy)
+    limited = simulate(trace(*rows), Config(16), policy, cpu_limit=60)
+    assert len(free.steps) > 3 * 256
+    assert limited.emitted() == free.emitted() and limited.steps == free.steps

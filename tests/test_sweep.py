@@ -275,3 +275,31 @@ def test_sweep_rows_name_who_starves():
     mean = sum(r.prompt for r in trace) / len(trace)
     assert rows["continuous"]["slow_prompt"] == 8.0 > 1.5 * mean  # only the longest prompts wait that long
     assert rows["continuous"]["idle_waiting"] > rows["static"]["idle_waiting"]
+
+
+def test_a_sweep_point_past_its_cpu_limit_says_where_it_stopped_and_the_others_run_as_without_a_limit():
+    """Speculation's draws make every iteration differ, so none merge: an output of 300,000 tokens is a minute of
+    plans, on one engine, on a fleet or on a split's decode side. Each such point stops at the limit and its row
+    says where, with the whole trace's figures; the other points are what they are without a limit."""
+    from sim.core.cluster import Routing, Split
+    from sim.core.engine import RunStopped
+    trace = validate([{"name": "long", "arrival": 0, "prompt": 2, "output": 300_000},
+                      {"name": "short", "arrival": 1, "prompt": 2, "output": 3},
+                      {"name": "late", "arrival": 5, "prompt": 2, "output": 50},
+                      {"name": "one", "arrival": 100, "prompt": 2, "output": 1}])
+    speculating = Policy(spec_tokens=3, spec_accept=0.6)
+    entries = [Entry("plain", Config(8), Policy()),
+               Entry("engine", Config(8), speculating),
+               Entry("fleet", Config(8), speculating, Routing(2, "least-requests")),
+               Entry("split", Config(8, first_token="prefill"), speculating, split=Split(1, 1))]
+    limited = sweep(trace, entries, "token_budget", [8, 16], workers=2, cpu_limit=0.2)
+    assert [r["policy"] for r in limited if r["error"]] == ["engine", "engine", "fleet", "fleet", "split", "split"]
+    # finished when it stopped: all but long on one engine; on the fleet (long on engine 0, which runs to its end
+    # first) engine 1 had not yet served one; a split's decode side never had one (its output is the prefill's)
+    finished = {"engine": 3, "fleet": 2, "split": 3}
+    for row in limited[2:]:
+        stop = row["stopped"]
+        assert isinstance(stop, RunStopped) and stop.seconds == 0.2 and 0 < stop.now < 300_000
+        assert (stop.finished, stop.total) == (finished[row["policy"]], 4), row["policy"]
+        assert row["error"] == str(stop) and row["goodput"] == 0.0
+    assert limited[:2] == sweep(trace, entries[:1], "token_budget", [8, 16], workers=1)  # (no `stopped` key)

@@ -22,9 +22,9 @@ from sim.report.sweep import stop_pool as stop_workers
 from sim.trace.generate import Uniform, generate, shared_prefix
 from sim.trace.trace import Trace, TraceError
 
-from . import presenter
+from . import presenter, runs
 from .i18n import t
-from .numbers import number, share
+from .numbers import number, quantity, share
 from .problems import config_error, trace_error_text
 from .session import WIDGET, ask, kept, page_state
 from .source_forms import GeneratorForm, UploadForm
@@ -449,7 +449,7 @@ def run_sweep(trace: Trace, chosen: list[Entry], parameter: str, values: list,
     if workers is STOPPED:
         st.stop()
     try:
-        rows = sweep(trace, chosen, parameter, values, progress=progress, pool=workers)
+        rows = sweep(trace, chosen, parameter, values, progress=progress, pool=workers, cpu_limit=runs.CPU_LIMIT_S)
     except (BrokenProcessPool, CancelledError, OSError):
         with lock:
             stopping = pool[0] is STOPPED
@@ -457,7 +457,7 @@ def run_sweep(trace: Trace, chosen: list[Entry], parameter: str, values: list,
                 pool[0] = None
         if stopping:
             st.stop()
-        rows = sweep(trace, chosen, parameter, values, workers=1, progress=progress)
+        rows = sweep(trace, chosen, parameter, values, workers=1, progress=progress, cpu_limit=runs.CPU_LIMIT_S)
     with lock:
         cache[key] = [entry.label for entry in chosen], rows
         while len(cache) > CACHED:
@@ -628,6 +628,8 @@ def point_error(result: SweepResult, row: dict) -> str:
     """Why a sweep point could not run, in the page's words (markdown): its row holds sim's English, so the point's
     scheduler is made again here, which is where a point fails."""
     entry = next(e for e in result.chosen if e.label == row["policy"])
+    if stop := row.get("stopped"):
+        return t("sw_point_stopped", seconds=number(stop.seconds), time=quantity(stop.now, entry.config.cost.unit))
     try:
         trace, entry = applied(Trace(result.requests), entry, result.parameter, row["value"])
         check_router(entry.routing, make_scheduler(entry.policy, trace, entry.config))

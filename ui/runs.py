@@ -6,14 +6,15 @@ import hashlib
 import plotly.graph_objects as go
 import streamlit as st
 
-from sim.core.config import Config
-from sim.core.engine import simulate
+from sim.core.config import Config, Policy
+from sim.core.engine import RunStopped, simulate
 from sim.core.schedule import Schedule
 from sim.report.metrics import Metrics, compute
 from sim.trace.trace import SEED_BUDGET, SEED_CSV, Trace, read_csv, write_csv
 
 from . import presenter, story
-from .i18n import language
+from .i18n import language, t
+from .numbers import number, quantity
 from .story_figure import story_figure as draw_story
 
 
@@ -26,15 +27,46 @@ def trace_key(trace: Trace) -> str:
     return hashlib.sha256(write_csv(trace).encode()).hexdigest()[:24]
 
 
+# The CPU time one run (the lab's, a sweep point's) may take on the server a class shares. The lab's longest runs
+# of 20,000 requests take 1-2 s; a short trace whose iterations cannot merge (speculation over outputs of 200,000
+# tokens, say) would otherwise run for minutes and take gigabytes.
+CPU_LIMIT_S = 15.0
+
+
 @st.cache_data(max_entries=64, show_spinner=False)
-def _run(key: str, _trace: Trace, config: Config, policy: str) -> tuple[Schedule, Metrics]:
-    schedule = simulate(_trace, config, policy)
+def _run(key: str, _trace: Trace, config: Config, policy: str | Policy) -> tuple[Schedule, Metrics] | RunStopped:
+    """The run, or where it was stopped: that is kept too, so that a rerun of the page (any widget) does not spend
+    the limit again on the same inputs."""
+    try:
+        schedule = simulate(_trace, config, policy, cpu_limit=CPU_LIMIT_S)
+    except RunStopped as stop:
+        return stop
     return schedule, compute(schedule)
 
 
-def run(trace: Trace, config: Config, policy: str) -> tuple[Schedule, Metrics]:
-    """The schedule and metrics of `trace` under `policy` (the trace is keyed by its content)."""
-    return _run(trace_key(trace), trace, config, policy)
+def run(trace: Trace, config: Config, policy: str | Policy) -> tuple[Schedule, Metrics]:
+    """The schedule and metrics of `trace` under `policy` (the trace is keyed by its content). Raises RunStopped
+    past CPU_LIMIT_S."""
+    ran = _run(trace_key(trace), trace, config, policy)
+    if isinstance(ran, RunStopped):
+        raise ran
+    return ran
+
+
+def runs_or_stop(trace: Trace, config: Config,
+                 policies: tuple[Policy, Policy]) -> list[tuple[Schedule, Metrics]] | None:
+    """The lab's runs of its two policies; None, once an error has said which run went past the CPU limit, how far
+    it came and what to do instead (the inputs stay as they were)."""
+    runs = []
+    for k, policy in enumerate(policies):
+        try:
+            runs.append(run(trace, config, policy))
+        except RunStopped as stop:
+            st.error(t("run_stopped", policy=t(f"cfg_policy_{'ab'[k]}"),
+                       seconds=number(stop.seconds), time=quantity(stop.now, config.cost.unit),
+                       done=f"{stop.finished:,}", total=f"{stop.total:,}"))
+            return None
+    return runs
 
 
 @st.cache_resource(max_entries=8, show_spinner=False)

@@ -30,13 +30,14 @@ The routers (`ROUTERS`); `n` is the number of replicas:
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple, Protocol
 
 from ..trace.trace import Trace
 from .config import Config, ConfigError, Policy
-from .engine import Runner, collector_paused
+from .engine import Runner, RunStopped, collector_paused
 from .errors import choice, number, whole
 from .kv import blocks_for
 from .policies import make_scheduler
@@ -86,31 +87,36 @@ class Executors(Protocol):
 
 def simulate_cluster(trace: Trace, config: Config, policy: Policy | str, routing: Routing, role: str = "mixed",
                      computed: list[int] | None = None, executors: Executors | None = None,
-                     origin: Sequence[int] | None = None) -> ClusterRun:
+                     origin: Sequence[int] | None = None, cpu_limit: float | None = None) -> ClusterRun:
     """The trace served by `routing.replicas` engines of `policy` and `config` behind `routing.router`. `role`
     and `computed` (by the trace's index, the tokens of each prompt whose KV arrives with it): decode replicas'.
     `executors`: what runs the replicas (default: the cost model); `origin`: the index of each request in the
-    trace the fleet serves (a split's decode side serves its requests in the order their blocks land)."""
+    trace the fleet serves (a split's decode side serves its requests in the order their blocks land).
+    `cpu_limit`: the seconds of CPU time the fleet's run may take (RunStopped, with the fleet's figures)."""
     policy = Policy(batching=policy) if isinstance(policy, str) else policy
     unit = executors.unit if executors is not None else None
     with collector_paused():
         replicas = [make_scheduler(policy, trace, config, unit, replica=role) for _ in range(routing.replicas)]
         check_router(routing, replicas[0])
         origin = range(len(trace.requests)) if origin is None else origin
-        runners = [Runner(scheduler) if executors is None else executors.runner(scheduler, role, k, origin)
-                   for k, scheduler in enumerate(replicas)]
+        runners = [Runner(scheduler, cpu_limit=cpu_limit) if executors is None
+                   else executors.runner(scheduler, role, k, origin) for k, scheduler in enumerate(replicas)]
         router = Router(routing, runners)
         placed = []
-        for j, request in enumerate(trace.requests):
-            if router.reads_replicas:  # (round-robin and random read none: each replica runs later, alone)
-                for runner in runners:
-                    runner.advance(request.arrival)
-            chosen = router.place(j)
-            placed.append(chosen)
-            for k, runner in enumerate(runners):
-                runner.offer(j, k == chosen, request.arrival, computed[j] if computed else 0)
-        for runner in runners:
-            runner.advance()
+        try:
+            for j, request in enumerate(trace.requests):
+                if router.reads_replicas:  # (round-robin and random read none: each replica runs later, alone)
+                    for runner in runners:
+                        runner.advance(request.arrival)
+                chosen = router.place(j)
+                placed.append(chosen)
+                for k, runner in enumerate(runners):
+                    runner.offer(j, k == chosen, request.arrival, computed[j] if computed else 0)
+            for runner in runners:
+                runner.advance()
+        except RunStopped as stop:  # (a replica counts only its own requests: the fleet's figures instead)
+            finished = len(placed) - sum(scheduler.remaining for scheduler in replicas)
+            raise RunStopped(stop.seconds, stop.now, finished, len(trace.requests)) from None
     local, counts = [], [0] * routing.replicas
     for k in placed:
         local.append(counts[k])
@@ -239,7 +245,7 @@ class SplitRun:
 
 
 def simulate_split(trace: Trace, config: Config, policy: Policy | str, split: Split, router: str = "round-robin",
-                   seed: int = 0, executors: Executors | None = None) -> SplitRun:
+                   seed: int = 0, executors: Executors | None = None, cpu_limit: float | None = None) -> SplitRun:
     """The trace served by `split.prefill` prefill engines behind `router` and `split.decode` decode engines,
     each of `policy` and `config`. A request prefills on a prefill replica, which samples its first token (the
     first token is the prefill's: `config.first_token` must be "prefill") and frees its blocks. Its prompt's
@@ -249,12 +255,14 @@ def simulate_split(trace: Trace, config: Config, policy: Policy | str, split: Sp
     step there computes the first token's KV and makes the second (as vLLM schedules a request whose KV came from
     elsewhere: its computed tokens the prompt, one new token). It waits in that replica's queue while its cache
     has no room for it, and the wait is drawn there. `executors` (the real engine): what runs the replicas; a
-    transfer then takes the time its copy took on top."""
+    transfer then takes the time its copy took on top. `cpu_limit`: as simulate_cluster's, for both sides
+    together (a stop on the prefill side counts the prefills done)."""
     check_split(config, split, measured=executors is not None)
     ticks = config.cost.kind == "ticks" and executors is None
     prefills = Trace(tuple(r._replace(output=1) for r in trace.requests))
+    started = time.thread_time()
     first = simulate_cluster(prefills, config, policy, Routing(split.prefill, router, seed), "prefill",
-                             executors=executors)
+                             executors=executors, cpu_limit=cpu_limit)
     transfers: list[Transfer | None] = []
     for j, request in enumerate(trace.requests):
         timeline = first.schedules[first.placed[j]].requests[first.local[j]]
@@ -268,6 +276,11 @@ def simulate_split(trace: Trace, config: Config, policy: Policy | str, split: Sp
     handed = sorted((j for j, t in enumerate(transfers) if t is not None), key=lambda j: (transfers[j].end, j))
     decodes = Trace(tuple(trace.requests[j]._replace(arrival=transfers[j].end, prompt=trace.requests[j].prompt + 1,
                                                      output=trace.requests[j].output - 1) for j in handed))
-    second = simulate_cluster(decodes, config, policy, Routing(split.decode, "least-requests"), "decode",
-                              [trace.requests[j].prompt for j in handed], executors, handed)
+    left = None if cpu_limit is None else max(0.0, cpu_limit - (time.thread_time() - started))
+    try:
+        second = simulate_cluster(decodes, config, policy, Routing(split.decode, "least-requests"), "decode",
+                                  [trace.requests[j].prompt for j in handed], executors, handed, left)
+    except RunStopped as stop:  # (those not handed over ended on the prefill side)
+        raise RunStopped(cpu_limit, stop.now, len(trace.requests) - len(handed) + stop.finished,
+                         len(trace.requests)) from None
     return SplitRun(first, second, handed, transfers, split)

@@ -24,7 +24,7 @@ from typing import NamedTuple
 
 from ..core.cluster import Routing, Split, simulate_cluster, simulate_split
 from ..core.config import Config, ConfigError, Policy
-from ..core.engine import simulate
+from ..core.engine import RunStopped, simulate
 from ..core.schedule import Schedule
 from ..trace.trace import Trace, TraceError
 from .export import csv_text
@@ -119,30 +119,35 @@ def applied(trace: Trace, entry: Entry, parameter: str, value: float | int) -> t
     return trace, entry
 
 
-def served(trace: Trace, entry: Entry) -> tuple[Metrics, list[Schedule]]:
-    """The entry's run of the trace: its metrics (a fleet's over every request) and each engine's Schedule."""
+def served(trace: Trace, entry: Entry, cpu_limit: float | None = None) -> tuple[Metrics, list[Schedule]]:
+    """The entry's run of the trace: its metrics (a fleet's over every request) and each engine's Schedule.
+    `cpu_limit`: the CPU seconds the run may take (sim.core.engine.RunStopped)."""
     config, policy, routing, split = entry.config, entry.policy, entry.routing, entry.split
     if split is not None:
-        run = simulate_split(trace, config, policy, split, routing.router, routing.seed)
+        run = simulate_split(trace, config, policy, split, routing.router, routing.seed, cpu_limit=cpu_limit)
         prefill, decode, metrics, _ = split_metrics(run, [r.output for r in trace.requests], config.slo,
                                                     compact=True)
         return metrics, [schedule for schedule, _, _ in prefill + decode]
     if routing.replicas > 1:
-        parts, metrics = cluster_metrics(simulate_cluster(trace, config, policy, routing), compact=True)
+        parts, metrics = cluster_metrics(simulate_cluster(trace, config, policy, routing, cpu_limit=cpu_limit),
+                                         compact=True)
         return metrics, [schedule for schedule, _, _ in parts]
-    schedule = simulate(trace, config, policy)
+    schedule = simulate(trace, config, policy, cpu_limit)
     return compute(schedule), [schedule]
 
 
-def point(trace: Trace, entry: Entry, parameter: str, value: float | int) -> dict:
-    """One row: the entry's metrics at this value, or the reason it cannot run (as `error`)."""
+def point(trace: Trace, entry: Entry, parameter: str, value: float | int, cpu_limit: float | None = None) -> dict:
+    """One row: the entry's metrics at this value, or the reason it cannot run (as `error`; a run stopped at
+    `cpu_limit` also as `stopped`, the RunStopped, which is not a column)."""
     row = dict.fromkeys(COLUMNS)
     row.update(policy=entry.label, value=value, engines=entry.engines(), error="")
     try:
         trace, entry = applied(trace, entry, parameter, value)
-        m, schedules = served(trace, entry)
-    except (TraceError, ConfigError) as error:
+        m, schedules = served(trace, entry, cpu_limit)
+    except (TraceError, ConfigError, RunStopped) as error:
         row.update(goodput=0.0, goodput_requests=0, attainment=0.0, finished=0, error=str(error))
+        if isinstance(error, RunStopped):
+            row["stopped"] = error
         return row
     row.update(engines=entry.engines(), prefill_engines=entry.split.prefill if entry.split else None,
                goodput=m.goodput, goodput_requests=m.goodput_requests, attainment=m.slo_attainment,
@@ -155,9 +160,9 @@ def point(trace: Trace, entry: Entry, parameter: str, value: float | int) -> dic
     return row
 
 
-def _points(job: tuple[Trace, list[tuple[Entry, float | int]], str]) -> list[dict]:
-    trace, pairs, parameter = job
-    return [point(trace, entry, parameter, value) for entry, value in pairs]
+def _points(job: tuple[Trace, list[tuple[Entry, float | int]], str, float | None]) -> list[dict]:
+    trace, pairs, parameter, cpu_limit = job
+    return [point(trace, entry, parameter, value, cpu_limit) for entry, value in pairs]
 
 
 def _leave_interrupts_to_the_owner() -> None:
@@ -194,10 +199,12 @@ def stop_pool(pool: ProcessPoolExecutor, grace: float = 1.0) -> None:
 
 
 def sweep(trace: Trace, entries: list[Entry], parameter: str, values: list[float | int], workers: int | None = None,
-          progress: Callable[[int, int], None] | None = None, pool: Executor | None = None) -> list[dict]:
+          progress: Callable[[int, int], None] | None = None, pool: Executor | None = None,
+          cpu_limit: float | None = None) -> list[dict]:
     """Every (entry, value) row, in entry order then value order. The points run in `pool` when given (a server
     shares one among its users), else in `workers` processes of its own (None: one per CPU when the work is big
-    enough to pay for starting them); `progress(done, total)` after each batch of points."""
+    enough to pay for starting them); `progress(done, total)` after each batch of points. `cpu_limit`: the CPU
+    seconds each point's run may take (past it, the row says where it was stopped)."""
     if parameter not in PARAMETERS:
         raise SweepError(f"cannot sweep {parameter!r}: choose one of {', '.join(PARAMETERS)}")
     if not entries:
@@ -209,7 +216,7 @@ def sweep(trace: Trace, entries: list[Entry], parameter: str, values: list[float
     if pool is None and workers <= 1:
         rows = []
         for entry, value in pairs:
-            rows.append(point(trace, entry, parameter, value))
+            rows.append(point(trace, entry, parameter, value, cpu_limit))
             if progress:
                 progress(len(rows), total)
         return rows
@@ -219,7 +226,7 @@ def sweep(trace: Trace, entries: list[Entry], parameter: str, values: list[float
     own = pool is None
     pool = worker_pool(workers) if own else pool
     try:
-        futures = {pool.submit(_points, (trace, chunk, parameter)): i for i, chunk in enumerate(chunks)}
+        futures = {pool.submit(_points, (trace, chunk, parameter, cpu_limit)): i for i, chunk in enumerate(chunks)}
         results: list[list[dict]] = [[] for _ in chunks]
         done = 0
         for future in as_completed(futures):

@@ -377,6 +377,13 @@ TEXTS = {
     "lab_results": "3 · Results",
     "lab_run": "Run ▶",
     "lab_running": "Simulating both policies…",
+    "run_stopped": (
+        "The run of {policy} was stopped after {seconds} s of computing, at {time}, with {done} of {total} requests "
+        "finished. This server is shared, so a run may take at most {seconds} s here. Runs are fast when "
+        "identical iterations merge; speculative decoding, MoE routing, slow stream clients and small prefill "
+        "chunks of long prompts are planned one iteration at a time, and this trace makes too many of them. Make "
+        "the longest requests shorter or the trace smaller, or download the trace and run it with "
+        "`python -m sim run`, which has no limit. Your inputs are kept."),
     "lab_stale": "The trace or budgets changed since this run: press Run to update.",
     "lab_press_run": "Press Run to simulate this trace.",
     "lab_fix_first": "Fix the problems above to run.",
@@ -1172,6 +1179,11 @@ TEXTS = {
     "sw_chart_idle": "Budget idle while requests waited (% of the token budget)",
     "sw_target_line": "target {target}",
     "sw_failed": "{n} points could not run (they count as missing the SLO):",
+    "sw_point_stopped": (
+        "stopped after {seconds} s of computing, at {time}. Its iterations could not merge (speculative decoding, "
+        "MoE routing, slow stream clients or small prefill chunks plan one at a time), and there were too many for "
+        "this shared server. Shorten the longest requests, or sweep the trace with `python -m sim sweep`, which has "
+        "no limit."),
     "sw_rate_axis": " (1 = {rate} requests a tick)",
     "sw_chart_attainment": "SLO attainment (% of requests meeting every SLO)",
     "sw_chart_goodput": "Goodput (requests meeting every SLO per {unit})",

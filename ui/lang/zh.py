@@ -356,6 +356,11 @@ TEXTS = {
     "lab_results": "3 · 结果",
     "lab_run": "运行 ▶",
     "lab_running": "正在模拟两种策略…",
+    "run_stopped": (
+        "{policy} 的运行在计算 {seconds} 秒后被停止：此时模拟到 {time}，{total} 个请求中完成了 {done} 个。这台服务器由大家共用，"
+        "每次运行在这里最多计算 {seconds} 秒。相同的迭代能合并时运行很快；而投机解码、MoE 路由、读得慢的流式客户端、"
+        "长 prompt 的小 prefill 分块都只能一轮一轮地规划，这条 trace 产生的这类迭代太多了。请缩短最长的请求或缩小 "
+        "trace，或者下载 trace 用 `python -m sim run` 运行（命令行没有限制）。你的输入都保留着。"),
     "lab_stale": "自上次运行后 trace 或预算已改变：按“运行”更新结果。",
     "lab_press_run": "按“运行”开始模拟这条 trace。",
     "lab_fix_first": "请先修正上面的问题。",
@@ -1133,6 +1138,10 @@ TEXTS = {
     "sw_chart_idle": "有请求排队时空闲的预算（占 token 预算的 %）",
     "sw_target_line": "目标 {target}",
     "sw_failed": "{n} 个点无法运行（按未满足 SLO 计）：",
+    "sw_point_stopped": (
+        "计算 {seconds} 秒后被停止，此时模拟到 {time}。它的迭代无法合并（投机解码、MoE 路由、读得慢的流式客户端、"
+        "小的 prefill 分块都要一轮一轮地规划），对这台共用的服务器来说太多了。请缩短最长的请求，"
+        "或用 `python -m sim sweep` 扫描这条 trace（命令行没有限制）。"),
     "sw_rate_axis": "（1 = 每 tick {rate} 个请求）",
     "sw_chart_attainment": "SLO 达标率（满足全部 SLO 的请求比例）",
     "sw_chart_goodput": "Goodput（每 {unit} 满足全部 SLO 的请求数）",
