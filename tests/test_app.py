@@ -230,6 +230,20 @@ def test_a_run_past_the_servers_cpu_limit_is_stopped_named_and_keeps_the_inputs(
         assert not at.error and lab_overall(at).loc["makespan (tick)"].iloc[0] == 11  # Policy 1, static
 
 
+@pytest.mark.parametrize("lang, said", [("en", "bars to draw, too many to read or to send to the browser"),
+                                         ("zh", "条，太多，既看不清也发不到浏览器")])
+def test_a_gantt_chart_too_dense_to_draw_is_left_out_and_said(monkeypatch, lang, said):
+    # The seed's runs draw a few bars a request; with a limit of 3 both are too dense: the load chart instead.
+    from ui import charts
+    monkeypatch.setattr(charts, "GANTT_BARS", 3)
+    at = open_page("pages/trace_lab.py", lang)
+    assert not at.exception
+    notes = [c.value for c in at.caption if said in c.value]
+    assert len(notes) == 2 and all(re.search(r"\d+ ", note) for note in notes)
+    keys = [c.proto.id for c in at.get("plotly_chart")]
+    assert not any("gantt" in key for key in keys) and sum("lab_load" in key for key in keys) == 2
+
+
 def test_a_run_that_cannot_start_keeps_the_edits_budgets_and_a_way_out():
     at = open_page("pages/trace_lab.py")
     at.session_state["trace"] = {"edited_rows": {2: {"output": 10}}, "added_rows": [], "deleted_rows": []}

@@ -134,3 +134,80 @@ def test_two_gantt_charts_side_by_side_break_their_titles_to_half_the_page_and_s
     level = charts.side_by_side([wide, narrow])
     assert level[0].layout.margin.t == level[1].layout.margin.t == max(f.layout.margin.t for f in level)
     assert level[0].layout.height == level[1].layout.height == max(heights)
+
+
+SPECULATING = simulate(validate([{"name": n, "arrival": a, "prompt": 3, "output": 300} for n, a in
+                                 (("A", 0), ("B", 2), ("C", 4))]), Config(8), Policy(spec_tokens=3, spec_accept=0.6))
+
+
+def test_past_its_bar_limit_a_gantt_row_draws_each_run_of_one_phase_as_one_bar(monkeypatch):
+    # Speculation's steps differ in tokens, so each is a segment of its own: about 120 a request here.
+    rows = [0, 1, 2]
+    segments = [r.segments for r in SPECULATING.requests]
+    assert charts.gantt_bars(SPECULATING, rows) == (segments, False)  # under the limit: every segment, as it was
+    monkeypatch.setattr(charts, "GANTT_BARS", 100)
+    assert sum(map(len, segments)) > 300
+    bars, merged = charts.gantt_bars(SPECULATING, rows)
+    assert merged and sum(map(len, bars)) < 10
+    for runs, before in zip(bars, segments):
+        assert all(not (a.phase == b.phase and a.end == b.start) for a, b in zip(runs, runs[1:]))
+        for phase in {s.phase for s in before}:  # the same time and tokens in each phase
+            assert (sum(s.end - s.start for s in runs if s.phase == phase), sum(s.tokens for s in runs if s.phase ==
+                    phase)) == (sum(s.end - s.start for s in before if s.phase == phase),
+                                sum(s.tokens for s in before if s.phase == phase))
+    figure = charts.gantt(SPECULATING, "spec")
+    assert "each run of one phase drawn as one bar" in figure.layout.title.text
+    assert sum(len(d.x) for d in figure.data if d.type == "bar") == sum(map(len, bars))
+    assert charts.gantt_too_dense(SPECULATING) == 0
+    monkeypatch.setattr(charts, "GANTT_BARS", 3)  # even merged, more bars than that: too dense to draw
+    assert charts.gantt_too_dense(SPECULATING) == sum(map(len, bars))
+
+
+def test_past_its_point_limit_the_budget_chart_draws_bins_that_keep_the_work_done(monkeypatch):
+    monkeypatch.setattr(charts, "TIME_POINTS", 50)
+    monkeypatch.setattr(charts, "BINS", 40)
+    figure = charts.budget_chart(LONG, "long")
+    assert "averaged over bins of" in figure.layout.title.text
+    width = LONG.makespan / 40
+    work = [d for d in figure.data if d.name in ("prefill", "decode", "padding")]
+    assert work and all(len(d.x) == 41 for d in work)  # a point a bin, and the last bin's end
+    drawn = sum(sum(d.y[:-1]) * width for d in work)
+    done = sum((s.prefill_tokens + s.decode_tokens + s.padding_tokens) * (s.end - s.start) for s in LONG.steps)
+    assert drawn == pytest.approx(done)
+
+
+def test_the_kv_bands_are_each_holders_blocks_in_each_interval():
+    holders = [r for r in RICH.requests if r.kv]
+    times = sorted({time for r in holders for time, _ in r.kv} | {RICH.makespan})
+    xs, widths, bases, heights, _ = charts._kv_bands(holders, times)
+    expected = []  # (each holder's blocks: the last change at or before the interval's start)
+    for a, b in zip(times, times[1:]):
+        base = 0
+        for r in holders:
+            blocks = next((n for time, n in reversed(r.kv) if time <= a), 0)
+            if blocks:
+                expected.append(((a + b) / 2, b - a, base, blocks))
+                base += blocks
+    assert list(zip(xs, widths, bases, heights)) == expected and len(expected) > 5
+
+
+@pytest.mark.parametrize("admission, gap", [("overcommit", 3), ("reserve", 70)])
+def test_past_its_point_limit_the_kv_line_draws_the_most_in_use_in_each_bin(monkeypatch, admission, gap):
+    # overcommit: a block at a time, a step each tick; reserve: runs of merged decode steps, some over whole bins
+    run = simulate(validate([{"name": f"r{k}", "arrival": gap * k, "prompt": 4, "output": 200} for k in range(6)]),
+                   Config(8, kv_blocks=400, block_size=4), Policy(kv_admission=admission))
+    monkeypatch.setattr(charts, "TIME_POINTS", 5)
+    monkeypatch.setattr(charts, "BINS", 10)
+    assert len(run.steps) > 5
+    figure = charts.kv_chart(run, "kv")
+    assert "the most in use in each bin of" in figure.layout.title.text
+    line = next(d for d in figure.data if d.type == "scatter")
+    width = run.makespan / 10
+    # the line as drawn unbinned holds each step's blocks until the next step starts: in each bin, the most of
+    # what it holds at the bin's start and what every step starting in it holds
+    most = [max([s.kv_blocks for s in run.steps if k * width <= s.start < (k + 1) * width]
+                + [s.kv_blocks for s in run.steps if s.start <= k * width][-1:]) for k in range(10)]
+    at = [next(y for x, y in reversed(list(zip(line.x, line.y))) if x <= (k + 0.5) * width) for k in range(10)]
+    assert at == most and max(most) == max(s.kv_blocks for s in run.steps)
+    if admission == "reserve":
+        assert any(not any(k * width <= s.start < (k + 1) * width for s in run.steps) for k in range(10))

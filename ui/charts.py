@@ -11,7 +11,7 @@ from sim.core.schedule import PHASES, Schedule, load_series
 
 from . import presenter
 from .i18n import t
-from .numbers import number
+from .numbers import number, quantity
 from .text import plotly_text
 from .wrap import balanced_lines, break_lines
 
@@ -26,6 +26,13 @@ EVENT_MARKERS = {"preempt": ("x", "#d62728"), "swap_out": ("triangle-down", "#9c
                  "reject": ("square-x-open", "#d62728")}
 GANTT_ROWS = 150  # beyond this many requests the Gantt shows an even sample of them
 TICK_BARS = 400  # up to this many ticks the budget chart has one bar a tick
+# What a chart draws at most, so that a run of millions of steps (long outputs that cannot merge: speculation)
+# neither sends the browser hundreds of MB nor takes minutes to draw. Past it, a Gantt row draws each run of one
+# phase as one bar (its tokens added up), and the time charts draw bins of equal time.
+GANTT_BARS = 20_000
+TIME_POINTS = 4_000  # a time chart's points (the budget chart's runs, the KV line's steps); beyond, BINS bins
+BINS = 1_000
+KV_BARS = 20_000  # the KV chart's bands (a request and interval each); beyond, only its total line
 PRESENTER_ROOM = 70  # px more height in presenter mode, for the larger legend, title and tick labels
 BAR_HALF = 14  # px: half a Gantt row's bar, from the row's middle
 INK = "#1f2430"  # words on a chart, dark enough to read on a projector
@@ -154,9 +161,40 @@ def gantt(schedule: Schedule, title: str, x_max: float | None = None, rows: list
     rows = sample_rows(len(schedule.requests)) if rows is None else rows
     if sampled:
         title += " · " + t("gantt_sampled", shown=len(rows), total=len(schedule.requests))
+    bars = gantt_bars(schedule, rows)
+    if bars[1]:
+        title += " · " + t("gantt_merged")
     layout = timeline_layout(title, gantt_height(len(rows)), x_max, schedule.unit, gantt_yaxis(schedule, rows),
                              columns)
-    return plotly_figure(gantt_traces(schedule, rows), layout)
+    return plotly_figure(gantt_traces(schedule, rows, bars[0]), layout)
+
+
+def gantt_bars(schedule: Schedule, rows: list[int]) -> tuple[list[list], bool]:
+    """The bars of each row's request: its segments, or, past GANTT_BARS of them, each run of segments of one phase
+    with no gap as one bar, its tokens added up (a bar looks the same; its hover sums the run). And whether they
+    were merged."""
+    requests = [schedule.requests[i] for i in rows]
+    if sum(len(r.segments) for r in requests) <= GANTT_BARS:
+        return [r.segments for r in requests], False
+    merged = []
+    for r in requests:
+        runs = []
+        for s in r.segments:
+            last = runs[-1] if runs else None
+            if last is not None and last.phase == s.phase and last.end == s.start:
+                runs[-1] = last._replace(end=s.end, tokens=last.tokens + s.tokens)
+            else:
+                runs.append(s)
+        merged.append(runs)
+    return merged, True
+
+
+def gantt_too_dense(schedule: Schedule) -> int:
+    """The bars the Gantt chart of `schedule` would draw, runs of one phase merged, if that is still more than
+    GANTT_BARS (too dense to read or to send: the page says so and shows the load chart instead); else 0."""
+    bars, _ = gantt_bars(schedule, sample_rows(len(schedule.requests)))
+    count = sum(len(b) for b in bars)
+    return count if count > GANTT_BARS else 0
 
 
 def side_by_side(figures: list[go.Figure]) -> list[go.Figure]:
@@ -179,16 +217,17 @@ def gantt_yaxis(schedule: Schedule, rows: list[int]) -> dict:
     return {"type": "category", "categoryorder": "array", "categoryarray": labels, "range": [len(labels) - 0.5, -0.5]}
 
 
-def gantt_traces(schedule: Schedule, rows: list[int]) -> list[dict]:
+def gantt_traces(schedule: Schedule, rows: list[int], bars: list[list] | None = None) -> list[dict]:
     """The Gantt chart's traces: a bar trace a phase the run has, arrival and completion markers, the prefix
-    cache's and the events' markers."""
+    cache's and the events' markers. `bars`: each row's bars, if gantt_bars made them already."""
     requests = [schedule.requests[i] for i in rows]
+    bars = gantt_bars(schedule, rows)[0] if bars is None else bars
     label = {r.name: plotly_text(r.name) for r in requests}
     data = []
     for phase in PHASES:
         names, starts, lengths, hover = [], [], [], []
-        for r in requests:
-            for s in r.segments:
+        for r, segments in zip(requests, bars):
+            for s in segments:
                 if s.phase == phase:
                     names.append(label[r.name])
                     starts.append(s.start)
@@ -246,8 +285,36 @@ def _work_runs(schedule: Schedule, per_tick: bool) -> list[tuple[float, float, i
     return runs
 
 
+def _binned(runs: list[tuple], end: float) -> list[tuple]:
+    """`runs` (start, end, then token-work an iteration of each kind) as BINS bins of equal time over [0, end):
+    each kind's work averaged over its bin's time, so each bin's area is the work done in it."""
+    width = end / BINS
+    sums = [[0.0] * (len(runs[0]) - 2) for _ in range(BINS)]
+    for start, stop, *work in runs:
+        first, last = int(start / width), min(BINS - 1, int(stop / width))
+        for k in range(first, last + 1):
+            overlap = min(stop, (k + 1) * width) - max(start, k * width)
+            if overlap > 0:
+                row = sums[k]
+                for j, w in enumerate(work):
+                    row[j] += w * overlap
+    return [(k * width, (k + 1) * width, *(v / width for v in row)) for k, row in enumerate(sums)]
+
+
+def _work_bins(schedule: Schedule) -> tuple[list[tuple], bool]:
+    """The budget chart's runs (as _work_runs), binned past TIME_POINTS of them; and whether they were."""
+    per_tick = schedule.makespan <= TICK_BARS
+    runs = _work_runs(schedule, per_tick)
+    if len(runs) <= TIME_POINTS or not schedule.makespan:
+        return runs, False
+    return _binned(runs, schedule.makespan), True
+
+
 def budget_chart(schedule: Schedule, title: str, x_max: float | None = None) -> go.Figure:
-    """Token-work of each tick stacked by kind (prefill, decode, padding, idle) under the budget line."""
+    """Token-work of each tick stacked by kind (prefill, decode, padding, idle) under the budget line (past
+    TIME_POINTS runs of ticks, the average of each of BINS bins of equal time)."""
+    if len(schedule.steps) > TIME_POINTS and _work_bins(schedule)[1]:
+        title += " · " + t("chart_binned", width=quantity(schedule.makespan / BINS, schedule.unit))
     layout = timeline_layout(title, 220, x_max, schedule.unit, budget_yaxis(schedule))
     layout.update(barmode="stack", bargap=0)
     layout["legend"]["traceorder"] = "normal"
@@ -256,7 +323,7 @@ def budget_chart(schedule: Schedule, title: str, x_max: float | None = None) -> 
 
 
 def budget_yaxis(schedule: Schedule) -> dict:
-    top = max([schedule.config.token_budget] + [sum(r[2:]) for r in _work_runs(schedule, False)])
+    top = max([schedule.config.token_budget] + [sum(r[2:]) for r in _work_bins(schedule)[0]])
     return {"title": {"text": t("axis_token_work")}, "range": [0, top * 1.15], "gridcolor": "#e5e8ee"}
 
 
@@ -264,7 +331,7 @@ def budget_traces(schedule: Schedule) -> list[dict]:
     """The budget chart's traces: a bar a tick stacked by kind, or for thousands of ticks stacked step areas."""
     budget = schedule.config.token_budget
     per_tick = schedule.makespan <= TICK_BARS
-    runs = _work_runs(schedule, per_tick)
+    runs, _ = _work_bins(schedule)
     columns = {"prefill": [r[2] for r in runs], "decode": [r[3] for r in runs], "padding": [r[4] for r in runs]}
     idle = [budget - p - d - q for p, d, q in zip(*columns.values())]
     if any(r[5] for r in runs):  # graph padding is computed on top of the budget
@@ -348,29 +415,31 @@ def kv_chart(schedule: Schedule, title: str, x_max: float | None = None) -> go.F
     apart by white edges and named on hover: one colour, so the legend has one entry for them), under the
     cache's capacity, with preemption and swap markers."""
     capacity = schedule.config.kv_blocks
-    holders = [(i, r) for i, r in enumerate(schedule.requests) if r.kv]
-    times = sorted({time for _, r in holders for time, _ in r.kv} | {schedule.makespan})
+    holders = [r for r in schedule.requests if r.kv]
+    times = sorted({time for r in holders for time, _ in r.kv} | {schedule.makespan})
     data = []
-    if len(holders) <= KV_REQUESTS:
-        xs, widths, bases, heights, hover = [], [], [], [], []
-        for a, b in zip(times, times[1:]):
-            base = 0
-            for _, r in holders:
-                blocks = next((n for time, n in reversed(r.kv) if time <= a), 0)
-                if blocks:
-                    xs.append((a + b) / 2)
-                    widths.append(b - a)
-                    bases.append(base)
-                    heights.append(blocks)
-                    hover.append(t("hover_kv", name=plotly_text(r.name), blocks=blocks, start=a, end=b))
-                    base += blocks
+    bands = _kv_bands(holders, times) if len(holders) <= KV_REQUESTS else None
+    if bands is not None:
+        xs, widths, bases, heights, hover = bands
         data.append({"type": "bar", "name": t("kv_blocks"), "x": xs, "y": heights, "base": bases, "width": widths,
                      "marker": {"color": "#76b7b2", "line": {"width": 0.8, "color": "white"}}, "customdata": hover,
                      "hovertemplate": "%{customdata}<extra></extra>"})
     steps = schedule.steps
     caching = any(r.cached for r in schedule.requests)  # a shared block is in each holder's band, once in the line
-    xs, ys = step_line([s.start for s in steps] + [steps[-1].end if steps else 0],
-                       [s.kv_blocks or 0 for s in steps] + [steps[-1].kv_blocks or 0 if steps else 0])
+    starts, blocks = [s.start for s in steps], [s.kv_blocks or 0 for s in steps]
+    if len(steps) > TIME_POINTS and schedule.makespan:  # the most in use at any time in each bin of equal time
+        width, most, k, now = schedule.makespan / BINS, [0] * BINS, 0, 0
+        for start, n in zip(starts, blocks):
+            while start >= (k + 1) * width and k < BINS - 1:  # (a bin no step starts in holds the last step's)
+                k += 1
+                most[k] = now if start > k * width else n
+            most[k], now = max(most[k], n), n
+        while k < BINS - 1:
+            k += 1
+            most[k] = now
+        starts, blocks = [k * width for k in range(BINS)], most
+        title += " · " + t("kv_binned", width=quantity(width, schedule.unit))
+    xs, ys = step_line(starts + [steps[-1].end if steps else 0], blocks + [blocks[-1] if steps else 0])
     data.append({"type": "scatter", "name": t("kv_total_shared" if caching else "kv_total"), "x": xs, "y": ys,
                  "mode": "lines", "line": {"shape": "hv", "color": "#2f3640", "width": 1.5}})
     for kind in ("preempt", "swap_out", "swap_in"):
@@ -383,6 +452,33 @@ def kv_chart(schedule: Schedule, title: str, x_max: float | None = None) -> go.F
     layout = timeline_layout(title, 240, x_max, schedule.unit, yaxis) | {"bargap": 0}
     _hline(layout, capacity, "#d62728", t("kv_capacity", blocks=capacity))
     return plotly_figure(data, layout)
+
+
+def _kv_bands(holders: list, times: list[float]) -> tuple[list, ...] | None:
+    """The KV chart's bands: in each interval between two times any holder's blocks changed, each holder's blocks
+    stacked (x, width, base, height, hover); None past KV_BARS of them (too thin to tell apart, and to send)."""
+    if (len(times) - 1) * len(holders) > 10 * KV_BARS:  # (walking them would cost more than drawing is worth)
+        return None
+    xs, widths, bases, heights, hover = [], [], [], [], []
+    at, held = [0] * len(holders), [0] * len(holders)  # each holder's next change, and its blocks now
+    for a, b in zip(times, times[1:]):
+        base = 0
+        for k, r in enumerate(holders):
+            kv, j = r.kv, at[k]
+            while j < len(kv) and kv[j][0] <= a:
+                held[k] = kv[j][1]
+                j += 1
+            at[k] = j
+            if blocks := held[k]:
+                xs.append((a + b) / 2)
+                widths.append(b - a)
+                bases.append(base)
+                heights.append(blocks)
+                hover.append(t("hover_kv", name=plotly_text(r.name), blocks=blocks, start=a, end=b))
+                base += blocks
+        if len(xs) > KV_BARS:
+            return None
+    return xs, widths, bases, heights, hover
 
 
 SERIES_COLORS = ("#4e79a7", "#f28e2b", "#59a14f", "#b07aa1")

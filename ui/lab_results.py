@@ -13,7 +13,7 @@ from sim.report.metrics import Metrics
 from sim.report.prometheus import prometheus_text
 
 from . import presenter
-from .charts import GANTT_ROWS, budget_chart, expert_heatmap, gantt, kv_chart, load_chart
+from .charts import GANTT_ROWS, budget_chart, expert_heatmap, gantt, gantt_too_dense, kv_chart, load_chart
 from .i18n import t
 from .tables import (
     card_label,
@@ -53,10 +53,14 @@ def show(runs: list[tuple[Schedule, Metrics]], policies: tuple[Policy, Policy], 
                      n=len(set(rejected))))
     labelled = [(title, schedule) for title, (schedule, _) in zip(named, runs)]
     for label, (title, schedule) in zip("AB", labelled):
-        if len(schedule.requests) > GANTT_ROWS:
+        dense = gantt_too_dense(schedule)
+        if len(schedule.requests) > GANTT_ROWS or dense:
             st.plotly_chart(load_chart(schedule, t("load_title", title=title), x_max=x_max),
                             key=f"{page}_load_{label}")
-        st.plotly_chart(gantt(schedule, title, x_max=x_max), key=f"{page}_gantt_{label}")
+        if dense:
+            st.caption(t("gantt_too_dense", title=md_escape(title), bars=f"{dense:,}"))
+        else:
+            st.plotly_chart(gantt(schedule, title, x_max=x_max), key=f"{page}_gantt_{label}")
     if presenter.on():
         _changed(metrics_a, metrics_b, named, short[1])
     for label, (title, schedule) in zip("AB", labelled):

@@ -42,6 +42,13 @@ TEXTS = {
     "budget_title": "Token-work · {policy}",
     "axis_token_work": "token-work",
     "axis_requests": "requests",
+    "gantt_merged": 'each run of one phase drawn as one bar',
+    "chart_binned": 'averaged over bins of {width}',
+    "kv_binned": 'the most in use in each bin of {width}',
+    "gantt_too_dense": (
+        "{title}: this run has {bars} bars to draw, too many to read or to send to the browser, so its Gantt chart "
+        "is left out; the chart above shows how many requests ran and waited over time, and the schedule JSON "
+        "download has every segment."),
     "gantt_sampled": "showing {shown} of {total} requests, evenly sampled",
     "load_title": "Running and waiting requests · {title}",
     "load_running": "running (holding a batch slot)",

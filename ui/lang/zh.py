@@ -40,6 +40,12 @@ TEXTS = {
     "budget_title": "token-work · {policy}",
     "axis_token_work": "token-work",
     "axis_requests": "请求数",
+    "gantt_merged": '同一阶段的连续片段画成一条',
+    "chart_binned": '按每 {width} 一格取平均',
+    "kv_binned": '每 {width} 一格取其中最大用量',
+    "gantt_too_dense": (
+        "{title}：这次运行要画 {bars} 条，太多，既看不清也发不到浏览器，所以略去甘特图；上面的图显示了随时间"
+        "运行和等待的请求数，下载的 schedule JSON 里有每一段。"),
     "gantt_sampled": "均匀抽样显示 {total} 个请求中的 {shown} 个",
     "load_title": "运行中与等待中的请求 · {title}",
     "load_running": "运行中（占用 batch 槽位）",
