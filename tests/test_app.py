@@ -205,7 +205,7 @@ def test_lab_prompt_over_budget_is_named():
                                          ("zh", "策略 2 的运行在计算 0.2 秒后被停止：此时模拟到 ")])
 def test_a_run_past_the_servers_cpu_limit_is_stopped_named_and_keeps_the_inputs(monkeypatch, lang, said):
     # C's output of 1,000,000 tokens under speculation: every iteration differs, none merge, and Policy 2's run
-    # would take about 5 s alone (a minute with 64 such rows). The server stops it at its limit (here 0.2 s).
+    # would take about 5 s alone (far longer with 64 such rows). The server stops it at its limit (here 0.2 s).
     from sim.core.engine import simulate
     from ui import runs
     from ui.lab_state import LabSettings, LabState, frame

@@ -123,7 +123,7 @@ def test_priority_preemption_under_a_tenant_quota_ends():
 
 def test_a_run_past_its_cpu_limit_stops_and_says_how_far_it_came():
     # Speculation's draws make every iteration differ, so none merge: 64 outputs of 200,000 tokens are about 90,000
-    # plans, a minute here. A web page's run stops at its CPU limit, saying how far it came.
+    # plans, about 10 s here. A web page's run stops at its CPU limit, saying how far it came.
     from sim.core.engine import RunStopped, simulate
     rows = [(f"r{k}", 0, 10, 200_000) for k in range(64)]
     with pytest.raises(RunStopped) as stop:

@@ -42,9 +42,9 @@ TEXTS = {
     "budget_title": "Token-work · {policy}",
     "axis_token_work": "token-work",
     "axis_requests": "requests",
-    "gantt_merged": 'each run of one phase drawn as one bar',
-    "chart_binned": 'averaged over bins of {width}',
-    "kv_binned": 'the most in use in each bin of {width}',
+    "gantt_merged": "each run of one phase drawn as one bar",
+    "chart_binned": "averaged over bins of {width}",
+    "kv_binned": "the most in use in each bin of {width}",
     "gantt_too_dense": (
         "{title}: this run has {bars} bars to draw, too many to read or to send to the browser, so its Gantt chart "
         "is left out; the chart above shows how many requests ran and waited over time, and the schedule JSON "

@@ -40,9 +40,9 @@ TEXTS = {
     "budget_title": "token-work · {policy}",
     "axis_token_work": "token-work",
     "axis_requests": "请求数",
-    "gantt_merged": '同一阶段的连续片段画成一条',
-    "chart_binned": '按每 {width} 一格取平均',
-    "kv_binned": '每 {width} 一格取其中最大用量',
+    "gantt_merged": "同一阶段的连续片段画成一条",
+    "chart_binned": "按每 {width} 一格取平均",
+    "kv_binned": "每 {width} 一格取其中最大用量",
     "gantt_too_dense": (
         "{title}：这次运行要画 {bars} 条，太多，既看不清也发不到浏览器，所以略去甘特图；上面的图显示了随时间"
         "运行和等待的请求数，下载的 schedule JSON 里有每一段。"),
