@@ -161,12 +161,12 @@ def gantt(schedule: Schedule, title: str, x_max: float | None = None, rows: list
     rows = sample_rows(len(schedule.requests)) if rows is None else rows
     if sampled:
         title += " · " + t("gantt_sampled", shown=len(rows), total=len(schedule.requests))
-    bars = gantt_bars(schedule, rows)
-    if bars[1]:
+    bars, merged = gantt_bars(schedule, rows)
+    if merged:
         title += " · " + t("gantt_merged")
     layout = timeline_layout(title, gantt_height(len(rows)), x_max, schedule.unit, gantt_yaxis(schedule, rows),
                              columns)
-    return plotly_figure(gantt_traces(schedule, rows, bars[0]), layout)
+    return plotly_figure(gantt_traces(schedule, rows, bars), layout)
 
 
 def gantt_bars(schedule: Schedule, rows: list[int]) -> tuple[list[list], bool]:
@@ -313,25 +313,28 @@ def _work_bins(schedule: Schedule) -> tuple[list[tuple], bool]:
 def budget_chart(schedule: Schedule, title: str, x_max: float | None = None) -> go.Figure:
     """Token-work of each tick stacked by kind (prefill, decode, padding, idle) under the budget line (past
     TIME_POINTS runs of ticks, the average of each of BINS bins of equal time)."""
-    if len(schedule.steps) > TIME_POINTS and _work_bins(schedule)[1]:
+    runs, binned = _work_bins(schedule)  # (once: the axis and the traces read the same runs)
+    if binned:
         title += " · " + t("chart_binned", width=quantity(schedule.makespan / BINS, schedule.unit))
-    layout = timeline_layout(title, 220, x_max, schedule.unit, budget_yaxis(schedule))
+    layout = timeline_layout(title, 220, x_max, schedule.unit, budget_yaxis(schedule, runs))
     layout.update(barmode="stack", bargap=0)
     layout["legend"]["traceorder"] = "normal"
     _hline(layout, schedule.config.token_budget, "#2f3640", t("budget_line", budget=schedule.config.token_budget))
-    return plotly_figure(budget_traces(schedule), layout)
+    return plotly_figure(budget_traces(schedule, runs), layout)
 
 
-def budget_yaxis(schedule: Schedule) -> dict:
-    top = max([schedule.config.token_budget] + [sum(r[2:]) for r in _work_bins(schedule)[0]])
+def budget_yaxis(schedule: Schedule, runs: list[tuple] | None = None) -> dict:
+    """`runs`: the chart's runs, if _work_bins made them already."""
+    top = max([schedule.config.token_budget] + [sum(r[2:]) for r in (runs or _work_bins(schedule)[0])])
     return {"title": {"text": t("axis_token_work")}, "range": [0, top * 1.15], "gridcolor": "#e5e8ee"}
 
 
-def budget_traces(schedule: Schedule) -> list[dict]:
-    """The budget chart's traces: a bar a tick stacked by kind, or for thousands of ticks stacked step areas."""
+def budget_traces(schedule: Schedule, runs: list[tuple] | None = None) -> list[dict]:
+    """The budget chart's traces: a bar a tick stacked by kind, or for thousands of ticks stacked step areas (or
+    bins); `runs` as budget_yaxis's."""
     budget = schedule.config.token_budget
     per_tick = schedule.makespan <= TICK_BARS
-    runs, _ = _work_bins(schedule)
+    runs = _work_bins(schedule)[0] if runs is None else runs
     columns = {"prefill": [r[2] for r in runs], "decode": [r[3] for r in runs], "padding": [r[4] for r in runs]}
     idle = [budget - p - d - q for p, d, q in zip(*columns.values())]
     if any(r[5] for r in runs):  # graph padding is computed on top of the budget

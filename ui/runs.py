@@ -27,9 +27,10 @@ def trace_key(trace: Trace) -> str:
     return hashlib.sha256(write_csv(trace).encode()).hexdigest()[:24]
 
 
-# The CPU time one run (the lab's, a sweep point's) may take on the server a class shares. The lab's longest runs
-# of 20,000 requests take 1-2 s; a short trace whose iterations cannot merge grows without end (64 outputs of
-# 200,000 tokens under speculation: 53 s and 2.8 GB through the CLI; stopped here at 15 s, 0.86 GB).
+# The CPU time one run (the lab's, a sweep point's) may take on the server a class shares. A run of 20,000 requests
+# takes 1-2 s under most options (released streams: 0.9-1.6 s at 4,000, so several at 20,000); a short trace
+# whose iterations cannot merge grows without end (64 outputs of 200,000 tokens under speculation: 53 s and
+# 2.8 GB through the CLI; stopped here at 15 s, 0.86 GB).
 CPU_LIMIT_S = 15.0
 
 
