@@ -1186,11 +1186,11 @@ TEXTS = {
     "sw_chart_idle": "Budget idle while requests waited (% of the token budget)",
     "sw_target_line": "target {target}",
     "sw_failed": "{n} points could not run (they count as missing the SLO):",
-    "sw_point_stopped": (
-        "stopped after {seconds} s of computing, at {time}. Its iterations could not merge (speculative decoding, "
-        "MoE routing, slow stream clients or small prefill chunks plan one at a time), and there were too many for "
-        "this shared server. Shorten the longest requests, or sweep the trace with `python -m sim sweep`, which has "
-        "no limit."),
+    "sw_point_stopped": "stopped after {seconds} s of computing, at {time}",
+    "sw_stopped_why": (
+        "A point is stopped when its iterations cannot merge (speculative decoding, MoE routing, slow stream "
+        "clients or small prefill chunks plan one at a time) and there are too many for this shared server. "
+        "Shorten the longest requests, or sweep the trace with `python -m sim sweep`, which has no limit."),
     "sw_rate_axis": " (1 = {rate} requests a tick)",
     "sw_chart_attainment": "SLO attainment (% of requests meeting every SLO)",
     "sw_chart_goodput": "Goodput (requests meeting every SLO per {unit})",

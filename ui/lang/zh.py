@@ -1144,10 +1144,10 @@ TEXTS = {
     "sw_chart_idle": "有请求排队时空闲的预算（占 token 预算的 %）",
     "sw_target_line": "目标 {target}",
     "sw_failed": "{n} 个点无法运行（按未满足 SLO 计）：",
-    "sw_point_stopped": (
-        "计算 {seconds} 秒后被停止，此时模拟到 {time}。它的迭代无法合并（投机解码、MoE 路由、读得慢的流式客户端、"
-        "小的 prefill 分块都要一轮一轮地规划），对这台共用的服务器来说太多了。请缩短最长的请求，"
-        "或用 `python -m sim sweep` 扫描这条 trace（命令行没有限制）。"),
+    "sw_point_stopped": "计算 {seconds} 秒后被停止，此时模拟到 {time}",
+    "sw_stopped_why": (
+        "迭代无法合并（投机解码、MoE 路由、读得慢的流式客户端、小的 prefill 分块都要一轮一轮地规划）且数量太多时，"
+        "这台共用的服务器会停止该点。请缩短最长的请求，或用 `python -m sim sweep` 扫描这条 trace（命令行没有限制）。"),
     "sw_rate_axis": "（1 = 每 tick {rate} 个请求）",
     "sw_chart_attainment": "SLO 达标率（满足全部 SLO 的请求比例）",
     "sw_chart_goodput": "Goodput（每 {unit} 满足全部 SLO 的请求数）",
