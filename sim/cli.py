@@ -21,7 +21,7 @@ from .options import (
     fleet_of,
     load_trace,
 )
-from .report.export import cluster_json, replicas_text, run_json, run_json_text, split_json, summary_text, table
+from .report.export import cluster_json, replicas_text, run_json_text, runs_json_text, split_json, summary_text, table
 from .report.metrics import cluster_metrics, compute, split_metrics
 from .trace.trace import SEED_BUDGET, SEED_CSV, Trace, TraceError, read_csv, write_csv, write_json
 
@@ -183,9 +183,7 @@ def _run(trace: Trace, config: Config, policies: tuple[Policy | str, ...], as_js
     if as_json and len(runs) == 1:
         return run_json_text(*runs[0])
     if as_json:
-        objects = [run_json(s, m, e) for s, m, e in runs]
-        document = objects[0] if len(objects) == 1 else {m.policy: o for (_, m, _), o in zip(runs, objects)}
-        return json.dumps(document, separators=(",", ":"), check_circular=False)
+        return runs_json_text([(m.policy, s, m, e) for s, m, e in runs])
     return "\n\n".join(summary_text(m) for _, m, _ in runs)
 
 

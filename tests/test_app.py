@@ -147,6 +147,7 @@ def test_lab_default_compares_static_and_continuous():
     assert list(lab_overall(at).loc["makespan (tick)"].iloc[:2]) == [11, 8]
     assert len(at.get("plotly_chart")) == 4  # two Gantt charts and two budget charts
     assert at.query_params["s"]  # the share link is in the address bar
+    assert not any(b.proto.disabled for b in at.get("download_button"))
 
 
 def test_lab_edit_through_the_editor_changes_the_results():
@@ -242,6 +243,24 @@ def test_a_gantt_chart_too_dense_to_draw_is_left_out_and_said(monkeypatch, lang,
     assert len(notes) == 2 and all(re.search(r"\d+ ", note) for note in notes)
     keys = [c.proto.id for c in at.get("plotly_chart")]
     assert not any("gantt" in key for key in keys) and sum("lab_load" in key for key in keys) == 2
+
+
+@pytest.mark.parametrize("lang, schedule_said, chrome_said", [
+    ("en", "times a page writes into a download", "a page writes into a download. A shorter trace"),
+    ("zh", "超过页面下载能写入的", "缩短 trace 或请求即可生成")])
+def test_downloads_too_large_to_make_in_a_page_are_not_offered_and_said(monkeypatch, lang, schedule_said,
+                                                                       chrome_said):
+    # The seed's two runs emit 22 tokens (outputs 5 + 2 + 4, twice) and make 58 Chrome events: under limits just
+    # below those, the two buttons are disabled and the page says why; the small downloads stay.
+    from ui import lab_results
+    monkeypatch.setattr(lab_results, "SCHEDULE_TIMES", 21)
+    monkeypatch.setattr(lab_results, "CHROME_EVENTS", 57)
+    at = open_page("pages/trace_lab.py", lang)
+    disabled = [key for key, b in ((b.proto.id, b) for b in at.get("download_button")) if b.proto.disabled]
+    assert len(disabled) == 2 and all("lab_dl_schedule" in k or "lab_dl_chrome" in k for k in disabled)
+    captions = [c.value for c in at.caption]
+    assert any(schedule_said in c and " 22 " in c and " 21 " in c for c in captions)
+    assert any(chrome_said in c and " 58 " in c and " 57 " in c for c in captions)
 
 
 def test_a_run_that_cannot_start_keeps_the_edits_budgets_and_a_way_out():

@@ -211,3 +211,16 @@ def test_past_its_point_limit_the_kv_line_draws_the_most_in_use_in_each_bin(monk
     assert at == most and max(most) == max(s.kv_blocks for s in run.steps)
     if admission == "reserve":
         assert any(not any(k * width <= s.start < (k + 1) * width for s in run.steps) for k in range(10))
+
+
+def test_the_lab_counts_its_large_downloads_as_they_would_be_made():
+    # The limits on the schedule JSON and the Chrome trace are checked against counts made without making them.
+    from sim.report.metrics import compute
+    from ui.lab_results import chrome_json, download_sizes, schedules_json
+    for pair in ((STATIC, CONTINUOUS), (RICH, LONG), (LONG, LONG)):
+        runs = [(schedule, compute(schedule)) for schedule in pair]
+        times, events = download_sizes(runs)
+        document = json.loads(schedules_json(runs))
+        assert list(document) == [f"{label}_{m.policy}" for label, (_, m) in zip("AB", runs)]
+        assert times == sum(len(r["emitted"]) for run in document.values() for r in run["requests"])
+        assert events == len(json.loads(chrome_json(list(pair)))["traceEvents"])

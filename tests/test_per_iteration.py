@@ -11,7 +11,7 @@ from sim.core.config import ConfigError, CostModel
 from sim.core.engine import length, run
 from sim.core.policies import make_scheduler
 from sim.core.schedule import IterationRun
-from sim.report.export import run_json, run_json_text
+from sim.report.export import run_json, run_json_text, runs_json_text
 from sim.report.metrics import compute, gap_counts
 from sim.trace.trace import TraceError
 from tests.schedule_cases import PROFILE, decode, load
@@ -83,6 +83,10 @@ def test_emitted_times_gaps_and_json_text_equal_the_token_by_token_ones(chunk, c
         metrics = compute(schedule, emitted=compact)
         assert run_json_text(schedule, metrics, compact) == json.dumps(run_json(schedule, metrics),
                                                                         separators=(",", ":"))
+        # several runs in one object (the lab's download, the CLI's example), under names that need escaping
+        named = [('A_"static"', schedule, metrics, None), ("B_连续", schedule, metrics, compact)]
+        assert runs_json_text(named) == json.dumps({name: run_json(schedule, metrics) for name, *_ in named},
+                                                   separators=(",", ":"))
     assert compact_runs > 0 or cost == "as drawn"
 
 

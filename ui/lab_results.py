@@ -8,7 +8,7 @@ import streamlit as st
 
 from sim.core.config import Policy
 from sim.core.schedule import Schedule
-from sim.report.export import chrome_trace, overall_csv, requests_csv, run_json
+from sim.report.export import chrome_trace, overall_csv, requests_csv, runs_json_text
 from sim.report.metrics import Metrics
 from sim.report.prometheus import prometheus_text
 
@@ -29,6 +29,13 @@ from .tables import (
     what_changed,
 )
 from .text import md_escape
+
+# A download is made in the server's one process when it is clicked, so one of a huge run would hold a class's server
+# for long: two runs of 64 outputs of 200,000 tokens under speculation are 25.6 million emitted times in the schedule
+# JSON and 12.3 million Chrome events (the Chrome trace took 61 s, 10.8 GB at its peak, and made 1.9 GB). Past these
+# sizes the page says so, as the charts do (ui.charts), and names the way round. What they take here (2026-12-06):
+SCHEDULE_TIMES = 10_000_000  # emitted times (two runs of 16,000 Azure-shaped requests: 6.9 million, 1.2 s, 206 MB)
+CHROME_EVENTS = 1_000_000  # Chrome trace events, about 150 bytes each (615,000: 2.7 s, 92 MB)
 
 
 def show(runs: list[tuple[Schedule, Metrics]], policies: tuple[Policy, Policy], measured: bool = False,
@@ -94,11 +101,27 @@ def show(runs: list[tuple[Schedule, Metrics]], policies: tuple[Policy, Policy], 
                         "text/csv", key=f"{page}_dl_requests")
     row.download_button(t("dl_overall_csv"), partial(overall_csv, [metrics_a, metrics_b]), "overall.csv", "text/csv",
                         key=f"{page}_dl_overall")
-    row.download_button(t("dl_schedule_json"), partial(_schedules_json, runs), "schedule.json", "application/json",
-                        key=f"{page}_dl_schedule")
-    row.download_button(t("dl_chrome"), partial(_chrome_json, [schedule_a, schedule_b]), "schedule.trace.json",
-                        "application/json", key=f"{page}_dl_chrome", help=t("dl_chrome_help"))
+    times, events = download_sizes(runs)
+    row.download_button(t("dl_schedule_json"), partial(schedules_json, runs), "schedule.json", "application/json",
+                        key=f"{page}_dl_schedule", disabled=times > SCHEDULE_TIMES)
+    row.download_button(t("dl_chrome"), partial(chrome_json, [schedule_a, schedule_b]), "schedule.trace.json",
+                        "application/json", key=f"{page}_dl_chrome", help=t("dl_chrome_help"),
+                        disabled=events > CHROME_EVENTS)
+    if times > SCHEDULE_TIMES:
+        st.caption(t("dl_schedule_too_large", count=f"{times:,}", limit=f"{SCHEDULE_TIMES:,}"))
+    if events > CHROME_EVENTS:
+        st.caption(t("dl_chrome_too_large", count=f"{events:,}", limit=f"{CHROME_EVENTS:,}"))
     _prometheus_downloads(runs, page)
+
+
+def download_sizes(runs: list[tuple[Schedule, Metrics]]) -> tuple[int, int]:
+    """What the two large downloads would hold: the schedule JSON's emitted token times, and the Chrome trace's
+    events (a name for each run and two for each request, a slice for each segment, three counters for each
+    step)."""
+    times = sum(r.generated for _, metrics in runs for r in metrics.requests)
+    events = sum(1 + 2 * len(s.requests) + sum(len(r.segments) for r in s.requests) + 3 * len(s.steps)
+                 for s, _ in runs)
+    return times, events
 
 
 def _changed(metrics_a: Metrics, metrics_b: Metrics, named: list[str], name_b: str) -> None:
@@ -121,11 +144,11 @@ def _expert_heatmaps(labelled: list[tuple[str, Schedule]], page: str) -> None:
     st.caption(t("moe_heatmap_note" if labelled[0][1].unit != "tick" else "moe_heatmap_note_ticks"))
 
 
-def _schedules_json(runs: list[tuple[Schedule, Metrics]]) -> str:
-    return json.dumps({f"{label}_{m.policy}": run_json(s, m) for label, (s, m) in zip("AB", runs)})
+def schedules_json(runs: list[tuple[Schedule, Metrics]]) -> str:
+    return runs_json_text([(f"{label}_{m.policy}", s, m, None) for label, (s, m) in zip("AB", runs)])
 
 
-def _chrome_json(schedules: list[Schedule]) -> str:
+def chrome_json(schedules: list[Schedule]) -> str:
     return json.dumps(chrome_trace(schedules))
 
 

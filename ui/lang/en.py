@@ -47,8 +47,8 @@ TEXTS = {
     "kv_binned": "the most in use in each bin of {width}",
     "gantt_too_dense": (
         "{title}: this run has {bars} bars to draw, too many to read or to send to the browser, so its Gantt chart "
-        "is left out; the chart above shows how many requests ran and waited over time, and the schedule JSON "
-        "download has every segment."),
+        "is left out; the chart above shows how many requests ran and waited over time, and the Chrome / Perfetto "
+        "trace download has every segment."),
     "gantt_sampled": "showing {shown} of {total} requests, evenly sampled",
     "load_title": "Running and waiting requests · {title}",
     "load_running": "running (holding a batch slot)",
@@ -402,6 +402,13 @@ TEXTS = {
     "dl_schedule_json": "Schedules (JSON)",
     "dl_chrome": "Chrome / Perfetto trace",
     "dl_chrome_help": "Open it at ui.perfetto.dev: one track per request, a tick shown as 1 ms.",
+    "dl_schedule_too_large": (
+        "Schedules (JSON): these runs emitted {count} tokens, and the schedules say when each was: more than the "
+        "{limit} times a page writes into a download. Download the trace (CSV) and run it with "
+        "`python -m sim run --trace trace.csv --json` and the same settings, which writes every one."),
+    "dl_chrome_too_large": (
+        "Chrome / Perfetto trace: these runs make {count} events, more than the {limit} a page writes into a "
+        "download. A shorter trace, or shorter requests, makes one."),
     "link_title": "Share this scenario (link)",
     "link_too_large": "This trace is too large for a link: share the downloaded trace instead.",
     "link_loaded": "Scenario loaded from the link.",

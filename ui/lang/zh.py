@@ -45,7 +45,7 @@ TEXTS = {
     "kv_binned": "每 {width} 一格取其中最大用量",
     "gantt_too_dense": (
         "{title}：这次运行要画 {bars} 条，太多，既看不清也发不到浏览器，所以略去甘特图；上面的图显示了随时间"
-        "运行和等待的请求数，下载的 schedule JSON 里有每一段。"),
+        "运行和等待的请求数，下载的 Chrome / Perfetto trace 里有每一段。"),
     "gantt_sampled": "均匀抽样显示 {total} 个请求中的 {shown} 个",
     "load_title": "运行中与等待中的请求 · {title}",
     "load_running": "运行中（占用 batch 槽位）",
@@ -378,6 +378,12 @@ TEXTS = {
     "dl_schedule_json": "调度结果（JSON）",
     "dl_chrome": "Chrome / Perfetto trace",
     "dl_chrome_help": "在 ui.perfetto.dev 打开：每个请求一条轨道，1 tick 显示为 1 ms。",
+    "dl_schedule_too_large": (
+        "调度结果（JSON）：这两次运行共产出 {count} 个 token，调度结果要记下每个的产出时间，超过页面下载能写入的 {limit} 个。请下载 trace（CSV），"
+        "以相同设置用 `python -m sim run --trace trace.csv --json` 运行，它会写出全部时间点。"),
+    "dl_chrome_too_large": (
+        "Chrome / Perfetto trace：这两次运行有 {count} 个事件，超过页面下载能写入的 {limit} 个。"
+        "缩短 trace 或请求即可生成。"),
     "link_title": "分享此场景（链接）",
     "link_too_large": "这条 trace 太大，无法放进链接：请改为分享下载的 trace 文件。",
     "link_loaded": "已从链接载入场景。",
