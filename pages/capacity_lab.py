@@ -128,7 +128,8 @@ found = knees(rows, swept, goal)
 failed = [r for r in rows if r["error"]]
 if failed:
     st.warning(t("sw_failed", n=len(failed)) + "\n\n" + "\n".join(
-        f"- {md_escape(r['policy'])} @ {r['value']}: {capacity.point_error(result, r)}" for r in failed[:5])
+        f"- {md_escape(r['policy'])} @ {r['value']}: {capacity.point_error(result, r)}"
+        for r in capacity.failed_listed(rows))
         + ("\n\n" + t("sw_stopped_why") if any(r.get("stopped") for r in failed) else ""))
 
 x_title = t(f"sw_param_{swept}") + (t("sw_rate_axis", rate=f"{base_rate:.3g}") if swept == "rate" else "")

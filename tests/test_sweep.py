@@ -303,3 +303,18 @@ def test_a_sweep_point_past_its_cpu_limit_says_where_it_stopped_and_the_others_r
         assert (stop.finished, stop.total) == (finished[row["policy"]], 4), row["policy"]
         assert row["error"] == str(stop) and row["goodput"] == 0.0
     assert limited[:2] == sweep(trace, entries[:1], "token_budget", [8, 16], workers=1)  # (no `stopped` key)
+
+
+def test_the_failed_points_listed_show_each_policys_first_stop_and_first_error_in_sweep_order():
+    # static's prompt over the budget fails at every point; continuous's one stop at the last point must still be
+    # listed among the five, and so must chunked's first error
+    rows = ([{"policy": "static", "value": v, "error": "over the budget"} for v in range(8)]
+            + [{"policy": "continuous", "value": v, "error": ""} for v in range(7)]
+            + [{"policy": "continuous", "value": 7, "error": "stopped", "stopped": object()}]
+            + [{"policy": "chunked", "value": v, "error": "bad" if v > 5 else ""} for v in range(8)])
+    from ui.capacity import failed_listed
+    listed = failed_listed(rows)
+    assert [(r["policy"], r["value"]) for r in listed] == [
+        ("static", 0), ("static", 1), ("static", 2), ("continuous", 7), ("chunked", 6)]
+    assert failed_listed(rows, most=2) == [rows[0], rows[15]]  # the first of each kind, by its place in the sweep
+    assert failed_listed(rows[:3], most=5) == rows[:3]

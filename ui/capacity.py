@@ -624,6 +624,19 @@ def single(rows: list[dict], columns: tuple[str, ...]) -> float | None:
     return values.pop() if len(values) == 1 else None
 
 
+def failed_listed(rows: list[dict], most: int = 5) -> list[dict]:
+    """The failed points a page lists, at most `most`, in the sweep's order: the first of each policy's points that
+    were stopped and of those that failed otherwise, then the others, so that a stopped point is not hidden behind
+    another policy's errors (a static batch's prompt over the budget fails at every point)."""
+    failed = [r for r in rows if r["error"]]
+    firsts = {}
+    for k, r in enumerate(failed):
+        firsts.setdefault((r["policy"], bool(r.get("stopped"))), k)
+    chosen = sorted(firsts.values())[:most]
+    chosen += [k for k in range(len(failed)) if k not in firsts.values()][:most - len(chosen)]
+    return [failed[k] for k in sorted(chosen)]
+
+
 def point_error(result: SweepResult, row: dict) -> str:
     """Why a sweep point could not run, in the page's words (markdown): its row holds sim's English, so the point's
     scheduler is made again here, which is where a point fails."""
