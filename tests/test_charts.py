@@ -224,3 +224,21 @@ def test_the_lab_counts_its_large_downloads_as_they_would_be_made():
         assert list(document) == [f"{label}_{m.policy}" for label, (_, m) in zip("AB", runs)]
         assert times == sum(len(r["emitted"]) for run in document.values() for r in run["requests"])
         assert events == len(json.loads(chrome_json(list(pair)))["traceEvents"])
+
+
+def test_past_its_point_limit_the_kv_chart_marks_each_bin_with_events_once_with_their_count(monkeypatch):
+    run = simulate(validate([{"name": f"r{k}", "arrival": 3 * k, "prompt": 4, "output": 200} for k in range(10)]),
+                   Config(8, kv_blocks=60, block_size=4), Policy(kv_admission="overcommit"))
+    times = [time for time, kind, _ in run.events if kind == "preempt"]
+    monkeypatch.setattr(charts, "TIME_POINTS", 5)
+    monkeypatch.setattr(charts, "BINS", 10)
+    assert len(times) > 5
+    figure = charts.kv_chart(run, "kv")
+    go.Figure(figure.to_dict())  # (plotly's validation: raises on a bad key)
+    markers = next(d for d in figure.data if d.name == "preempted (recompute)")
+    width = run.makespan / 10
+    counts = [sum(k * width <= time < (k + 1) * width or k == 9 and time == run.makespan for time in times)
+              for k in range(10)]
+    assert list(markers.x) == [(k + 0.5) * width for k in range(10) if counts[k]]
+    assert list(markers.customdata) == [n for n in counts if n] and sum(markers.customdata) == len(times)
+    assert "in this bin of" in markers.hovertemplate

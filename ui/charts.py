@@ -5,6 +5,8 @@ every property on the way in cost about half of a page's run, which forty studen
 server's bottleneck. tests/test_charts.py holds every figure to plotly's validation instead."""
 from __future__ import annotations
 
+from collections import Counter
+
 import plotly.graph_objects as go
 
 from sim.core.schedule import PHASES, Schedule, load_series
@@ -448,9 +450,18 @@ def kv_chart(schedule: Schedule, title: str, x_max: float | None = None) -> go.F
     for kind in ("preempt", "swap_out", "swap_in"):
         symbol, color = EVENT_MARKERS[kind]
         times_of = [time for time, k, _ in schedule.events if k == kind]
-        if times_of:
-            data.append({"type": "scatter", "name": t(f"event_{kind}"), "x": times_of, "y": [capacity] * len(times_of),
-                         "mode": "markers", "marker": {"symbol": symbol, "size": 11, "color": color}})
+        if not times_of:
+            continue
+        markers = {"type": "scatter", "name": t(f"event_{kind}"), "x": times_of, "y": [capacity] * len(times_of),
+                   "mode": "markers", "marker": {"symbol": symbol, "size": 11, "color": color}}
+        if len(times_of) > TIME_POINTS and schedule.makespan:  # one marker a bin that has any, its count on hover
+            width = schedule.makespan / BINS
+            counts = Counter(min(int(time / width), BINS - 1) for time in times_of)
+            bins = sorted(counts)
+            markers |= {"x": [(k + 0.5) * width for k in bins], "y": [capacity] * len(bins),
+                        "customdata": [counts[k] for k in bins],
+                        "hovertemplate": t("hover_events_binned", width=quantity(width, schedule.unit))}
+        data.append(markers)
     yaxis = {"title": {"text": t("axis_blocks")}, "range": [0, capacity * 1.15], "gridcolor": "#e5e8ee"}
     layout = timeline_layout(title, 240, x_max, schedule.unit, yaxis) | {"bargap": 0}
     _hline(layout, capacity, "#d62728", t("kv_capacity", blocks=capacity))

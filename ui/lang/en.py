@@ -45,6 +45,7 @@ TEXTS = {
     "gantt_merged": "each run of one phase drawn as one bar",
     "chart_binned": "averaged over bins of {width}",
     "kv_binned": "the most in use in each bin of {width}",
+    "hover_events_binned": "%{{customdata:,}} in this bin of {width}<extra>%{{fullData.name}}</extra>",
     "gantt_too_dense": (
         "{title}: this run has {bars} bars to draw, too many to read or to send to the browser, so its Gantt chart "
         "is left out; the chart above shows how many requests ran and waited over time, and the Chrome / Perfetto "

@@ -43,6 +43,7 @@ TEXTS = {
     "gantt_merged": "同一阶段的连续片段画成一条",
     "chart_binned": "按每 {width} 一格取平均",
     "kv_binned": "每 {width} 一格取其中最大用量",
+    "hover_events_binned": "这一格（{width}）内 %{{customdata:,}} 次<extra>%{{fullData.name}}</extra>",
     "gantt_too_dense": (
         "{title}：这次运行要画 {bars} 条，太多，既看不清也发不到浏览器，所以略去甘特图；上面的图显示了随时间"
         "运行和等待的请求数，下载的 Chrome / Perfetto trace 里有每一段。"),
