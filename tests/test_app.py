@@ -231,6 +231,35 @@ def test_a_run_past_the_servers_cpu_limit_is_stopped_named_and_keeps_the_inputs(
         assert not at.error and lab_overall(at).loc["makespan (tick)"].iloc[0] == 11  # Policy 1, static
 
 
+@pytest.mark.parametrize("lang, said", [("en", "The run of Policy 2 was stopped after 0.3 s of waiting: this server "
+                                                "is busy with the class"),
+                                         ("zh", "策略 2 的运行在等待 0.3 秒后被停止：服务器正忙于全班的请求")])
+def test_a_run_past_its_wait_on_a_busy_server_is_stopped_said_and_tried_again(monkeypatch, lang, said):
+    # The same long run as above, stopped by the clock (here 0.3 s) before its CPU time (60 s): the server was busy,
+    # so the stop is not kept, and the next page run tries again.
+    from sim.core.engine import simulate
+    from ui import runs
+    from ui.lab_state import LabSettings, LabState, frame
+    monkeypatch.setattr(runs, "CPU_LIMIT_S", 60)
+    monkeypatch.setattr(runs, "WALL_LIMIT_S", 0.3)
+    runs._run.clear()  # (the test above leaves these inputs' stop by the CPU time in the cache)
+    calls = []
+    monkeypatch.setattr(runs, "simulate", lambda *args, **kwargs: calls.append(args[2]) or simulate(*args, **kwargs))
+    settings = LabSettings(policy_b=Policy(spec_tokens=3, spec_accept=0.6))
+    table = frame(runs.seed_trace()).assign(output=[5, 2, 1_000_000])
+    at = open_page("pages/trace_lab.py", lang, {"lab": LabState(settings=settings, base=table, current=table)})
+    assert not at.exception
+    error = next(e.value for e in at.error if said in e.value)
+    computed = re.search(r"(?:run had|运行计算了) (\d+(?:\.\d+)?) (?:s of computing|秒)", error)
+    assert computed and 0 < float(computed[1]) < 5 and "60" in error  # (the CPU time it had in its 0.3 s)
+    assert not any("metric" in d.value.columns for d in at.dataframe)
+    assert list(at.session_state["lab"].current["output"]) == [5, 2, 1_000_000]
+    if lang == "en":  # (a second run in zh trips AppTest on the preset box's translated options)
+        ran = len(calls)
+        at.run()  # not kept: tried again
+        assert any(said in e.value for e in at.error) and len(calls) > ran
+
+
 @pytest.mark.parametrize("lang, said", [("en", "bars to draw, too many to read or to send to the browser"),
                                          ("zh", "条，太多，既看不清也发不到浏览器")])
 def test_a_gantt_chart_too_dense_to_draw_is_left_out_and_said(monkeypatch, lang, said):

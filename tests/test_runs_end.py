@@ -133,6 +133,32 @@ def test_a_run_past_its_cpu_limit_stops_and_says_how_far_it_came():
     assert "stopped after 0.05 s of CPU time" in str(stop.value)
 
 
+def test_a_run_past_its_time_on_the_clock_stops_and_says_the_server_was_busy(monkeypatch):
+    # A busy server: its clock runs ten times as fast as the run's CPU time, so the clock's limit (2 s) comes at
+    # 0.2 s of CPU time, long before the CPU time's (5 s). The stop says so; a pickled copy (the page's cache, a
+    # worker process) keeps it.
+    import pickle
+    import time
+    import types
+
+    from sim.core import engine
+    from sim.core.engine import RunStopped, simulate
+    busy = types.SimpleNamespace(thread_time=time.thread_time, monotonic=lambda: 10 * time.thread_time())
+    monkeypatch.setattr(engine, "time", busy)
+    rows, policy = [(f"r{k}", 0, 10, 200_000) for k in range(64)], Policy(spec_tokens=3, spec_accept=0.6)
+    with pytest.raises(RunStopped) as stop:
+        simulate(trace(*rows), Config(1024), policy, cpu_limit=5, wall_limit=2)
+    assert stop.value.seconds == 2 and 0.2 <= stop.value.computed < 1
+    assert (stop.value.finished, stop.value.total) == (0, 64) and 0 < stop.value.now < 200_000
+    assert "stopped after 2 s on a busy server (0.2" in str(stop.value)
+    copy = pickle.loads(pickle.dumps(stop.value))
+    assert (copy.seconds, copy.now, copy.finished, copy.total, copy.computed) == (
+        2, stop.value.now, 0, 64, stop.value.computed)
+    with pytest.raises(RunStopped) as cpu:  # the CPU time's limit first: no `computed`
+        simulate(trace(*rows), Config(1024), policy, cpu_limit=0.05, wall_limit=60)
+    assert cpu.value.computed is None and "stopped after 0.05 s of CPU time, at" in str(cpu.value)
+
+
 def test_a_cpu_limit_that_is_not_reached_changes_nothing():
     # about 1,100 plans: the limit is looked at four times
     from sim.core.engine import simulate

@@ -32,15 +32,21 @@ def trace_key(trace: Trace) -> str:
 # whose iterations cannot merge grows without end (64 outputs of 200,000 tokens under speculation: 53 s and
 # 2.8 GB through the CLI; stopped here at 15 s, 0.86 GB).
 CPU_LIMIT_S = 15.0
+# The wait on the clock a lab run may take however busy the server is: its CPU time is its share of one process's
+# interpreter, and under a class's load 15 s of it took 57 s (40 protocol sessions) and 302 s (a heavier load).
+WALL_LIMIT_S = 60.0
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def _run(key: str, _trace: Trace, config: Config, policy: str | Policy) -> tuple[Schedule, Metrics] | RunStopped:
-    """The run, or where it was stopped: that is kept too, so that a rerun of the page (any widget) does not spend
-    the limit again on the same inputs."""
+    """The run, or where it was stopped by its CPU time: that is kept too, so that a rerun of the page (any widget)
+    does not spend the limit again on the same inputs. A stop by the clock (a busy server) is raised, so not kept:
+    another try, when the server is quieter, may finish."""
     try:
-        schedule = simulate(_trace, config, policy, cpu_limit=CPU_LIMIT_S)
+        schedule = simulate(_trace, config, policy, cpu_limit=CPU_LIMIT_S, wall_limit=WALL_LIMIT_S)
     except RunStopped as stop:
+        if stop.computed is not None:
+            raise
         return stop
     return schedule, compute(schedule)
 
@@ -63,9 +69,12 @@ def runs_or_stop(trace: Trace, config: Config,
         try:
             runs.append(run(trace, config, policy))
         except RunStopped as stop:
-            st.error(t("run_stopped", policy=t(f"cfg_policy_{'ab'[k]}"),
-                       seconds=number(stop.seconds), time=quantity(stop.now, config.cost.unit),
-                       done=f"{stop.finished:,}", total=f"{stop.total:,}"))
+            said = dict(policy=t(f"cfg_policy_{'ab'[k]}"), seconds=number(stop.seconds),
+                        time=quantity(stop.now, config.cost.unit), done=f"{stop.finished:,}", total=f"{stop.total:,}")
+            if stop.computed is None:
+                st.error(t("run_stopped", **said))
+            else:
+                st.error(t("run_busy", computed=number(stop.computed), limit=number(CPU_LIMIT_S), **said))
             return None
     return runs
 

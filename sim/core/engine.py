@@ -24,36 +24,40 @@ from .scheduler import Scheduler
 from .shape import BatchShape, packed_shape
 
 
-def simulate(trace: Trace, config: Config, policy: Policy | str, cpu_limit: float | None = None) -> Schedule:
-    """The Schedule of `trace` under `policy`; deterministic for the same inputs. `cpu_limit`: see Runner."""
+def simulate(trace: Trace, config: Config, policy: Policy | str, cpu_limit: float | None = None,
+             wall_limit: float | None = None) -> Schedule:
+    """The Schedule of `trace` under `policy`; deterministic for the same inputs. `cpu_limit`, `wall_limit`: see
+    Runner."""
     with collector_paused():
-        return run(make_scheduler(policy, trace, config), cpu_limit=cpu_limit)
+        return run(make_scheduler(policy, trace, config), cpu_limit=cpu_limit, wall_limit=wall_limit)
 
 
 def run(scheduler: Scheduler, max_repeat: int = NEVER, arrivals_on_iterations: bool = False,
-        cpu_limit: float | None = None) -> Schedule:
+        cpu_limit: float | None = None, wall_limit: float | None = None) -> Schedule:
     """Drive a scheduler to the end of its trace under its config's cost model. A plan may merge up to
     `max_repeat` identical iterations into one event; with 1 it plans every iteration on its own (tests hold
     the merged run to that one). `arrivals_on_iterations`: arrivals are read on the count of iterations run, as
     the real engine reads a trace in ticks (gpu_demo.engine.run), while time follows the cost model."""
     with collector_paused():
-        Runner(scheduler, max_repeat, arrivals_on_iterations, cpu_limit=cpu_limit).advance()
+        Runner(scheduler, max_repeat, arrivals_on_iterations, cpu_limit=cpu_limit, wall_limit=wall_limit).advance()
         return scheduler.schedule
 
 
 class RunStopped(RuntimeError):
-    """A run went past its `cpu_limit` (Runner) and was stopped: how far it had come. Most runs are a few
-    thousand plans, since identical iterations merge; what cannot merge (speculation's draws, MoE routing, slow
-    clients' credits, prefill chunks) is planned one iteration at a time, and a long enough trace of it would
-    run for hours and fill the memory."""
+    """A run went past its `cpu_limit` or `wall_limit` (Runner) and was stopped: how far it had come. Most runs
+    are a few thousand plans, since identical iterations merge; what cannot merge (speculation's draws, MoE
+    routing, slow clients' credits, prefill chunks) is planned one iteration at a time, and a long enough trace
+    of it would run for hours and fill the memory. `computed`: the CPU seconds it had taken, when it was stopped by the
+    clock instead (`wall_limit`, a busy server: another try may finish); None when by its CPU time."""
 
-    def __init__(self, seconds: float, now: float, finished: int, total: int):
-        super().__init__(f"stopped after {seconds:g} s of CPU time, at time {now:g}, with {finished} of {total} "
-                         "requests finished")
-        self.seconds, self.now, self.finished, self.total = seconds, now, finished, total
+    def __init__(self, seconds: float, now: float, finished: int, total: int, computed: float | None = None):
+        spent = f"{seconds:g} s of CPU time" if computed is None else (
+            f"{seconds:g} s on a busy server ({computed:.3g} s of CPU time)")
+        super().__init__(f"stopped after {spent}, at time {now:g}, with {finished} of {total} requests finished")
+        self.seconds, self.now, self.finished, self.total, self.computed = seconds, now, finished, total, computed
 
     def __reduce__(self):  # (a cache or a worker process pickles it: by its fields, not by its message)
-        return RunStopped, (self.seconds, self.now, self.finished, self.total)
+        return RunStopped, (self.seconds, self.now, self.finished, self.total, self.computed)
 
 
 @contextmanager
@@ -84,20 +88,26 @@ class Runner:
     places it elsewhere, the run stays whole. Merging never changes a schedule, so either way the replica's is
     the one it would make alone."""
 
-    # plans between two looks at the CPU time, when there is a limit (a plan takes 10-100 us)
+    # plans between two looks at the CPU time and the clock, when there is a limit (a plan takes 10-100 us)
     CHECK_EVERY = 256
 
     def __init__(self, scheduler: Scheduler, max_repeat: int = NEVER, arrivals_on_iterations: bool = False,
-                 execute: Callable[[Iteration, float], float] | None = None, cpu_limit: float | None = None):
+                 execute: Callable[[Iteration, float], float] | None = None, cpu_limit: float | None = None,
+                 wall_limit: float | None = None):
         """`execute(iteration, start)`: what runs each iteration and returns how long it took, in ms, instead of
         the cost model (the real engine behind a router, gpu_demo.fleet: the model runs it, timed); each iteration
         is then planned on its own. `cpu_limit`: the seconds of this thread's CPU time the run may take (a web
         page's run, on a server a class shares), after which it stops with RunStopped; None: no limit. CPU time,
-        not the clock, so that a run is not stopped because other sessions keep the server busy."""
+        not the clock, so that a run is not stopped because other sessions keep the server busy. `wall_limit`: the
+        seconds on the clock it may take all the same (a page's wait, however busy the server), after which it
+        stops with RunStopped saying so (`computed`)."""
         self.scheduler, self.on_iterations, self.execute = scheduler, arrivals_on_iterations, execute
-        self.cpu_limit = cpu_limit
-        self.cpu_until = time.thread_time() + cpu_limit if cpu_limit is not None else math.inf
-        self.plans, self.check_at = 0, self.CHECK_EVERY if cpu_limit is not None else NEVER
+        self.cpu_limit, self.wall_limit = cpu_limit, wall_limit
+        self.cpu_start, self.wall_until = time.thread_time(), (
+            time.monotonic() + wall_limit if wall_limit is not None else math.inf)
+        self.cpu_until = self.cpu_start + cpu_limit if cpu_limit is not None else math.inf
+        limited = cpu_limit is not None or wall_limit is not None
+        self.plans, self.check_at = 0, self.CHECK_EVERY if limited else NEVER
         self.max_repeat = 1 if execute is not None else max_repeat
         cost = scheduler.config.cost
         self.ticks = cost.kind == "ticks" and execute is None
@@ -144,7 +154,7 @@ class Runner:
             iteration = plan(now, 1, clock=self.count) if on_iterations else plan(now, self.max_repeat)
             self.plans += 1
             if self.plans >= self.check_at:
-                self.check_cpu()
+                self.check_limits()
             if iteration is None:
                 self.waiting = True
                 continue
@@ -159,13 +169,17 @@ class Runner:
                 continue
             self.commit(iteration, now, end)
 
-    def check_cpu(self) -> None:
-        """Stop the run (RunStopped) if it has used up its CPU time."""
+    def check_limits(self) -> None:
+        """Stop the run (RunStopped) if it has used up its CPU time, or its time on the clock."""
         self.check_at = self.plans + self.CHECK_EVERY
-        if time.thread_time() > self.cpu_until:
+        cpu = time.thread_time()
+        if cpu > self.cpu_until or time.monotonic() > self.wall_until:
             scheduler = self.scheduler
             total = len(scheduler.requests)
-            raise RunStopped(self.cpu_limit, self.now, total - scheduler.remaining, total)
+            finished = total - scheduler.remaining
+            if cpu > self.cpu_until:
+                raise RunStopped(self.cpu_limit, self.now, finished, total)
+            raise RunStopped(self.wall_limit, self.now, finished, total, computed=cpu - self.cpu_start)
 
     def starts_before(self, when: float) -> int:
         """How many of the pending run's iterations start before `when`."""

@@ -392,6 +392,11 @@ TEXTS = {
         "chunks of long prompts are planned one iteration at a time, and this trace makes too many of them. Make "
         "the longest requests shorter or the trace smaller, or download the trace and run it with "
         "`python -m sim run`, which has no limit. Your inputs are kept."),
+    "run_busy": (
+        "The run of {policy} was stopped after {seconds} s of waiting: this server is busy with the class, and the "
+        "run had {computed} s of computing in that time (of the {limit} s a run may take). It had reached {time}, "
+        "with {done} of {total} requests finished. Press Run to try again, or make the trace smaller or its longest "
+        "requests shorter. Your inputs are kept."),
     "lab_stale": "The trace or budgets changed since this run: press Run to update.",
     "lab_press_run": "Press Run to simulate this trace.",
     "lab_fix_first": "Fix the problems above to run.",
