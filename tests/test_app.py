@@ -202,21 +202,29 @@ def test_lab_prompt_over_budget_is_named():
     assert sorted(problems["request"]) == ["A"]
 
 
-@pytest.mark.parametrize("lang, said", [("en", "The run of Policy 2 was stopped after 0.2 s of computing, at "),
-                                         ("zh", "策略 2 的运行在计算 0.2 秒后被停止：此时模拟到 ")])
-def test_a_run_past_the_servers_cpu_limit_is_stopped_named_and_keeps_the_inputs(monkeypatch, lang, said):
-    # C's output of 1,000,000 tokens under speculation: every iteration differs, none merge, and Policy 2's run
-    # would take about 5 s alone (far longer with 64 such rows). The server stops it at its limit (here 0.2 s).
+def long_lab_run(monkeypatch, lang: str, cpu_limit: float, wall_limit: float) -> tuple[AppTest, list]:
+    """The lab with C's output of 1,000,000 tokens under speculation in Policy 2: every iteration differs, none
+    merge, and its run would take about 5 s alone (far longer with 64 such rows). The server's limits as given, no
+    run of these inputs cached; the policies simulated, one for each run made, come with the page."""
     from sim.core.engine import simulate
     from ui import runs
     from ui.lab_state import LabSettings, LabState, frame
-    monkeypatch.setattr(runs, "CPU_LIMIT_S", 0.2)
+    monkeypatch.setattr(runs, "CPU_LIMIT_S", cpu_limit)
+    monkeypatch.setattr(runs, "WALL_LIMIT_S", wall_limit)
+    runs._run.clear()
     calls = []
     monkeypatch.setattr(runs, "simulate", lambda *args, **kwargs: calls.append(args[2]) or simulate(*args, **kwargs))
     settings = LabSettings(policy_b=Policy(spec_tokens=3, spec_accept=0.6))
     table = frame(runs.seed_trace()).assign(output=[5, 2, 1_000_000])
     at = open_page("pages/trace_lab.py", lang, {"lab": LabState(settings=settings, base=table, current=table)})
     assert not at.exception
+    return at, calls
+
+
+@pytest.mark.parametrize("lang, said", [("en", "The run of Policy 2 was stopped after 0.2 s of computing, at "),
+                                         ("zh", "策略 2 的运行在计算 0.2 秒后被停止：此时模拟到 ")])
+def test_a_run_past_the_servers_cpu_limit_is_stopped_named_and_keeps_the_inputs(monkeypatch, lang, said):
+    at, calls = long_lab_run(monkeypatch, lang, cpu_limit=0.2, wall_limit=600)  # (stopped at its CPU limit)
     error = next(e.value for e in at.error if said in e.value)
     assert ("with 2 of 3 requests finished" if lang == "en" else "3 个请求中完成了 2 个") in error  # A and B
     assert "python -m sim run" in error
@@ -235,20 +243,9 @@ def test_a_run_past_the_servers_cpu_limit_is_stopped_named_and_keeps_the_inputs(
                                                 "is busy with the class"),
                                          ("zh", "策略 2 的运行在等待 0.3 秒后被停止：服务器正忙于全班的请求")])
 def test_a_run_past_its_wait_on_a_busy_server_is_stopped_said_and_tried_again(monkeypatch, lang, said):
-    # The same long run as above, stopped by the clock (here 0.3 s) before its CPU time (60 s): the server was busy,
-    # so the stop is not kept, and the next page run tries again.
-    from sim.core.engine import simulate
-    from ui import runs
-    from ui.lab_state import LabSettings, LabState, frame
-    monkeypatch.setattr(runs, "CPU_LIMIT_S", 60)
-    monkeypatch.setattr(runs, "WALL_LIMIT_S", 0.3)
-    runs._run.clear()  # (the test above leaves these inputs' stop by the CPU time in the cache)
-    calls = []
-    monkeypatch.setattr(runs, "simulate", lambda *args, **kwargs: calls.append(args[2]) or simulate(*args, **kwargs))
-    settings = LabSettings(policy_b=Policy(spec_tokens=3, spec_accept=0.6))
-    table = frame(runs.seed_trace()).assign(output=[5, 2, 1_000_000])
-    at = open_page("pages/trace_lab.py", lang, {"lab": LabState(settings=settings, base=table, current=table)})
-    assert not at.exception
+    # The same long run, stopped by the clock (here 0.3 s) before its CPU time (60 s): the server was busy, so the
+    # stop is not kept, and the next page run tries again.
+    at, calls = long_lab_run(monkeypatch, lang, cpu_limit=60, wall_limit=0.3)
     error = next(e.value for e in at.error if said in e.value)
     computed = re.search(r"(?:run had|运行计算了) (\d+(?:\.\d+)?) (?:s of computing|秒)", error)
     assert computed and 0 < float(computed[1]) < 5 and "60" in error  # (the CPU time it had in its 0.3 s)
