@@ -628,13 +628,12 @@ def failed_listed(rows: list[dict], most: int = 5) -> list[dict]:
     """The failed points a page lists, at most `most`, in the sweep's order: the first of each policy's points that
     were stopped and of those that failed otherwise, then the others, so that a stopped point is not hidden behind
     another policy's errors (a static batch's prompt over the budget fails at every point)."""
-    failed = [r for r in rows if r["error"]]
-    firsts = {}
+    failed, kinds = [r for r in rows if r["error"]], {}
     for k, r in enumerate(failed):
-        firsts.setdefault((r["policy"], bool(r.get("stopped"))), k)
-    chosen = sorted(firsts.values())[:most]
-    chosen += [k for k in range(len(failed)) if k not in firsts.values()][:most - len(chosen)]
-    return [failed[k] for k in sorted(chosen)]
+        kinds.setdefault((r["policy"], bool(r.get("stopped"))), k)
+    firsts = sorted(kinds.values())[:most]
+    others = [k for k in range(len(failed)) if k not in kinds.values()]
+    return [failed[k] for k in sorted(firsts + others[:most - len(firsts)])]
 
 
 def point_error(result: SweepResult, row: dict) -> str:
