@@ -205,7 +205,7 @@ def test_lab_prompt_over_budget_is_named():
 def long_lab_run(monkeypatch, lang: str, cpu_limit: float, wall_limit: float) -> tuple[AppTest, list]:
     """The lab with C's output of 1,000,000 tokens under speculation in Policy 2: every iteration differs, none
     merge, and its run would take about 5 s alone (far longer with 64 such rows). The server's limits as given, no
-    run of these inputs cached; the policies simulated, one for each run made, come with the page."""
+    run of these inputs cached; the clock's limit of each run made (in the order made) comes with the page."""
     from sim.core.engine import simulate
     from ui import runs
     from ui.lab_state import LabSettings, LabState, frame
@@ -213,7 +213,8 @@ def long_lab_run(monkeypatch, lang: str, cpu_limit: float, wall_limit: float) ->
     monkeypatch.setattr(runs, "WALL_LIMIT_S", wall_limit)
     runs._run.clear()
     calls = []
-    monkeypatch.setattr(runs, "simulate", lambda *args, **kwargs: calls.append(args[2]) or simulate(*args, **kwargs))
+    monkeypatch.setattr(runs, "simulate", lambda *args, **kwargs: calls.append(kwargs["wall_limit"]) or simulate(
+        *args, **kwargs))
     settings = LabSettings(policy_b=Policy(spec_tokens=3, spec_accept=0.6))
     table = frame(runs.seed_trace()).assign(output=[5, 2, 1_000_000])
     at = open_page("pages/trace_lab.py", lang, {"lab": LabState(settings=settings, base=table, current=table)})
@@ -239,14 +240,24 @@ def test_a_run_past_the_servers_cpu_limit_is_stopped_named_and_keeps_the_inputs(
         assert not at.error and lab_overall(at).loc["makespan (tick)"].iloc[0] == 11  # Policy 1, static
 
 
-@pytest.mark.parametrize("lang, said", [("en", "The run of Policy 2 was stopped after 0.3 s of waiting: this server "
-                                                "is busy with the class"),
-                                         ("zh", "策略 2 的运行在等待 0.3 秒后被停止：服务器正忙于全班的请求")])
+@pytest.mark.parametrize("lang, said", [("en", r"The run of Policy 2 was stopped after (\S+) s of waiting: this "
+                                                r"server is busy with the class"),
+                                         ("zh", r"策略 2 的运行在等待 (\S+) 秒后被停止：服务器正忙于全班的请求")])
 def test_a_run_past_its_wait_on_a_busy_server_is_stopped_said_and_tried_again(monkeypatch, lang, said):
-    # The same long run, stopped by the clock (here 0.3 s) before its CPU time (60 s): the server was busy, so the
-    # stop is not kept, and the next page run tries again.
+    # The same long run, stopped by the clock (here 0.3 s for both runs together) before its CPU time (60 s): the
+    # server was busy, so the stop is not kept, and the next page run tries again. The page's clock moves 0.1 s each
+    # time it is read: when the two runs start (0.1 s, 0.2 s), and when the page says how long it waited (0.3 s).
+    import itertools
+    import types
+
+    from ui import runs
+    ticks = itertools.count()
+    monkeypatch.setattr(runs, "time", types.SimpleNamespace(monotonic=lambda: next(ticks) / 10))
     at, calls = long_lab_run(monkeypatch, lang, cpu_limit=60, wall_limit=0.3)
-    error = next(e.value for e in at.error if said in e.value)
+    error = next(e.value for e in at.error if re.search(said, e.value))
+    assert re.search(said, error)[1] == "0.3"  # the page's wait, both runs'
+    limits = [limit for limit in calls if limit is not None]  # (the lab's; the seed's pages have none)
+    assert limits == pytest.approx([0.2, 0.1])  # what is left of the two runs' 0.3 s as each starts
     computed = re.search(r"(?:run had|运行计算了) (\d+(?:\.\d+)?) (?:s of computing|秒)", error)
     assert computed and 0 < float(computed[1]) < 5 and "60" in error  # (the CPU time it had in its 0.3 s)
     assert not any("metric" in d.value.columns for d in at.dataframe)
@@ -254,7 +265,7 @@ def test_a_run_past_its_wait_on_a_busy_server_is_stopped_said_and_tried_again(mo
     if lang == "en":  # (a second run in zh trips AppTest on the preset box's translated options)
         ran = len(calls)
         at.run()  # not kept: tried again
-        assert any(said in e.value for e in at.error) and len(calls) > ran
+        assert any(re.search(said, e.value) for e in at.error) and len(calls) > ran
 
 
 @pytest.mark.parametrize("lang, said", [("en", "bars to draw, too many to read or to send to the browser"),

@@ -393,8 +393,8 @@ TEXTS = {
         "the longest requests shorter or the trace smaller, or download the trace and run it with "
         "`python -m sim run`, which has no limit. Your inputs are kept."),
     "run_busy": (
-        "The run of {policy} was stopped after {seconds} s of waiting: this server is busy with the class, and the "
-        "run had {computed} s of computing in that time (of the {limit} s a run may take). It had reached {time}, "
+        "The run of {policy} was stopped after {seconds} s of waiting: this server is busy with the class, and this "
+        "run had {computed} s of computing (of the {limit} s a run may take). It had reached {time}, "
         "with {done} of {total} requests finished. Press Run to try again, or make the trace smaller or its longest "
         "requests shorter. Your inputs are kept."),
     "lab_stale": "The trace or budgets changed since this run: press Run to update.",

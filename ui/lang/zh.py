@@ -369,7 +369,7 @@ TEXTS = {
         "长 prompt 的小 prefill 分块都只能一轮一轮地规划，这条 trace 产生的这类迭代太多了。请缩短最长的请求或缩小 "
         "trace，或者下载 trace 用 `python -m sim run` 运行（命令行没有限制）。你的输入都保留着。"),
     "run_busy": (
-        "{policy} 的运行在等待 {seconds} 秒后被停止：服务器正忙于全班的请求，这段时间里这次运行计算了 {computed} 秒"
+        "{policy} 的运行在等待 {seconds} 秒后被停止：服务器正忙于全班的请求，这次运行计算了 {computed} 秒"
         "（每次运行最多可计算 {limit} 秒）。此时模拟到 {time}，{total} 个请求中完成了 {done} 个。请按“运行”重试，"
         "或缩小 trace、缩短最长的请求。你的输入都保留着。"),
     "lab_stale": "自上次运行后 trace 或预算已改变：按“运行”更新结果。",
