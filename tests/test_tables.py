@@ -6,7 +6,7 @@ from hypothesis import strategies as st
 
 from ui import presenter
 from ui.tables import GRID_MIN_COLUMN_PX, GRID_SAMPLED_ROWS, cell_text, column_px, sized_columns
-from ui.wrap import em
+from ui.wrap import em, widest_em
 
 texts = st.text(alphabet="abcXYZ0123 .%-批处", min_size=1, max_size=30)
 
@@ -22,6 +22,13 @@ def test_a_column_gets_a_width_exactly_when_a_longer_text_lies_below_the_sampled
     assert ("name" in config) == cut
     if cut:  # the whole column's longest text fits the width
         assert config["name"]["width"] == column_px("name", column) >= max(map(em, column)) * 14
+
+
+@given(st.lists(st.text(alphabet="iW0 批<b>/→", max_size=12), max_size=40))
+def test_the_widest_text_is_found_without_measuring_every_one(column):
+    """Only the texts that could be the widest are measured (longest first); the answer is the widest's em, tags
+    left out (a tag's characters count towards a text's length, not its width)."""
+    assert widest_em(column) == max(map(em, column), default=0.0)
 
 
 def test_a_set_width_a_hidden_column_and_a_label_are_kept():
@@ -60,3 +67,28 @@ def test_on_a_projector_the_width_grows_with_the_text(monkeypatch):
 def test_a_short_table_is_left_to_the_grid():
     table = pd.DataFrame({"name": ["a"] * (GRID_SAMPLED_ROWS - 1) + ["a much longer text"]})
     assert sized_columns(table) == {}
+
+
+def test_the_per_request_table_names_each_ending_in_the_page_language_and_looks_each_text_up_once(monkeypatch):
+    """request_table: A's row above B's for every request, its ending in the chosen language; its headers and
+    endings are looked up once for the table, not once a row (a table may have 40,000 rows)."""
+    from sim.core.config import Config, Policy
+    from sim.core.engine import simulate
+    from sim.report.metrics import compute
+    from sim.trace.trace import Request, Trace
+    from ui import i18n, tables
+
+    trace = Trace(tuple(Request(f"r{k}", 0, 8, 20) for k in range(6)))
+    runs = [compute(simulate(trace, Config(16, max_seqs=2), Policy(timeout=timeout))) for timeout in (None, 5)]
+    with i18n.speaking("zh"):
+        ending, cancelled = tables.metric_label("finish_reason"), i18n.t("reason_cancelled")
+        name, policy = i18n.t("col_name"), i18n.t("col_policy")
+    looked_up = []
+    monkeypatch.setattr(tables, "t", lambda key, **params: looked_up.append(key) or i18n.t(key, **params))
+    monkeypatch.setattr(tables, "fits_page", lambda px: True)  # (every column kept)
+    with i18n.speaking("zh"):
+        table, left = tables.request_table(runs, ["A", "B"])
+    assert list(table[name]) == [f"r{k}" for k in range(6) for _ in "AB"]
+    assert list(table[policy]) == ["A", "B"] * 6
+    assert left == [] and cancelled in set(table[ending]) and cancelled != "cancelled"
+    assert len(looked_up) < 20, looked_up

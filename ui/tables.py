@@ -14,7 +14,7 @@ from sim.report.metrics import group_table as group_rows
 from . import presenter
 from .i18n import t
 from .numbers import number, quantity, rounded, share, signed
-from .wrap import em
+from .wrap import widest_em
 
 PER_REQUEST = ("queue_time", "ttft", "tpot", "e2e")  # a request's latencies, in its tables (short_<name>)
 OVERALL = ("makespan", "throughput", "request_throughput", "padding_waste", "utilization", "goodput_requests",
@@ -73,18 +73,23 @@ def request_table(runs: list[Metrics], labels: list[str]) -> tuple[pd.DataFrame,
     extra = [c for c in ("finish_reason", "preemptions", "wasted")
              if any((r.finish_reason != "finished") if c == "finish_reason" else getattr(r, c)
                     for m in runs for r in m.requests)]
+    # (each header and reason looked up once: a table may have 40,000 rows)
+    shape = t("col_name"), t("col_policy"), t("col_arrival"), t("col_prompt"), t("col_output")
+    latency = {metric: t(f"short_{metric}") for metric in PER_REQUEST}
+    extra_headers = {metric: metric_label(metric, unit) for metric in extra}
+    reasons = {reason: t(f"reason_{reason}") for reason in {r.finish_reason for m in runs for r in m.requests}}
     rows = []
     for index in range(len(runs[0].requests)):
         for label, m in zip(labels, runs):
             r = m.requests[index]
-            row = request_shape(r, label, shown("arrival", r.arrival))
-            row |= {t(f"short_{metric}"): shown(metric, getattr(r, metric)) for metric in PER_REQUEST}
-            for metric in extra:
+            row = dict(zip(shape, (r.name, label, shown("arrival", r.arrival), r.prompt, r.output)))
+            row |= {header: shown(metric, getattr(r, metric)) for metric, header in latency.items()}
+            for metric, header in extra_headers.items():
                 value = getattr(r, metric)
-                row[metric_label(metric, unit)] = t(f"reason_{value}") if metric == "finish_reason" else value
+                row[header] = reasons[value] if metric == "finish_reason" else value
             rows.append(row)
     table = pd.DataFrame(rows)
-    left = [metric_label(metric, unit) for metric in extra]
+    left = list(extra_headers.values())
     if not left or fits_page(grid_px(table)):
         return table, []
     return table.drop(columns=left), left
@@ -109,7 +114,7 @@ def cell_text(value: object) -> str:
 def column_px(name: object, values) -> int:
     """The width a grid gives a column that holds `values` under the header `name` (every one of them), at most:
     estimated a little wide (ui.wrap.em), at 14 px text."""
-    text = round(max(map(em, [str(name), *map(cell_text, values)])) * GRID_FONT_PX) + GRID_PADDING_PX
+    text = round(widest_em([str(name), *map(cell_text, values)]) * GRID_FONT_PX) + GRID_PADDING_PX
     return max(text, GRID_MIN_COLUMN_PX)
 
 
@@ -137,7 +142,7 @@ def sized_columns(table: pd.DataFrame, config: dict | None = None) -> dict:
         if own.get("width"):
             continue
         header, texts = own.get("label") or name, [cell_text(value) for value in table[name]]
-        if max(map(em, texts[GRID_SAMPLED_ROWS:])) > max(map(em, [str(header), *texts[:GRID_SAMPLED_ROWS]])):
+        if widest_em(texts[GRID_SAMPLED_ROWS:]) > widest_em([str(header), *texts[:GRID_SAMPLED_ROWS]]):
             config[name] = {**own, "width": presenter.px(column_px(header, texts))}
     return config
 
@@ -156,12 +161,6 @@ def fits_page(px: int) -> bool:
 def times_key(unit: str) -> str:
     """The unit of a per-request table's times, said once above it (its short headers leave it out)."""
     return t("times_key", unit=t(f"wc_unit_{unit}"))
-
-
-def request_shape(request, policy: str, arrival: object) -> dict[str, object]:
-    """The first cells of a request's row in a per-request table: its name, the policy and its shape."""
-    return {t("col_name"): request.name, t("col_policy"): policy, t("col_arrival"): arrival,
-            t("col_prompt"): request.prompt, t("col_output"): request.output}
 
 
 def overall_table(a: Metrics, b: Metrics, names: tuple[str, ...] = OVERALL) -> pd.DataFrame:

@@ -29,6 +29,18 @@ def em(text: str) -> float:
     return sum(map(_char_em, TAG.sub("", text)))
 
 
+def widest_em(texts) -> float:
+    """The largest `em` of `texts` (0 for none), each distinct text measured only while it could be the widest: a
+    text is at most one em a character, so the longest are measured first (a table of 40,000 rows has hundreds
+    of thousands of cells)."""
+    widest = 0.0
+    for text in sorted(set(texts), key=len, reverse=True):
+        if len(text) <= widest:
+            break
+        widest = max(widest, em(text))
+    return widest
+
+
 def _char_em(c: str) -> float:
     if is_wide(c):
         return 1.0
