@@ -35,6 +35,7 @@ from sim.trace.trace import (
     write_json,
 )
 from ui import trace_sources
+from ui.problems import problem_text
 from ui.scenario import (
     CODES,
     MAX_JSON_BYTES,
@@ -362,11 +363,16 @@ def test_upload_limits_get_their_clear_error():
     # Over the size limit: refused before the bytes are even read.
     trace, (message, _), file = upload(b"name,arrival,prompt,output\n", size=trace_sources.MAX_UPLOAD_MB * 2**20 + 1)
     assert trace is None and f"{trace_sources.MAX_UPLOAD_MB} MB" in message and not file.read
-    # A native trace ignores the import limit, so the lab's request limit refuses it.
+    # A native trace ignores the import limit, so the lab's request limit refuses it, before its rows are checked:
+    # one problem, however bad they are (a 20 MB file of bad rows took a minute, to list a million problems).
     n = trace_sources.MAX_REQUESTS + 1
-    big = ("name,arrival,prompt,output\n" + "".join(f"r{i},{i},1,1\n" for i in range(n))).encode()
-    trace, (message, _), _ = upload(big, "native")
-    assert trace is None and f"{trace_sources.MAX_REQUESTS:,}" in message
+    big = ("name,arrival,prompt,output\n" + "".join(f"r{i},{i},-1,1\n" for i in range(n))).encode()
+    trace, (message, problems), _ = upload(big, "native")
+    assert trace is None and [(p.code, p.params) for p in problems] == [
+        ("too_many_rows", {"rows": n, "max": trace_sources.MAX_REQUESTS})]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(streamlit, "session_state", {"lang": "en"})
+        assert f"{n:,} requests" in problem_text(problems[0]) and "python -m sim run" in problem_text(problems[0])
     # A real trace stops at the import limit.
     rows = "".join(f"{i},m,3,4,7,ok\n" for i in range(50))
     trace, error, _ = upload(f"{BURSTGPT}\n{rows}".encode(), "burstgpt", limit=10)
@@ -517,3 +523,26 @@ def test_every_csv_table_is_safe(rows):
     text = csv_table(["a", "b", "c"], rows)
     assert_safe(text)
     assert len(cells_of(text)) == len(rows) + 1
+
+
+@pytest.mark.parametrize("lang, said", [("en", "1,001 problems in all: the first 1,000"), ("zh", "共 1,001 个问题")])
+def test_a_long_list_of_problems_shows_its_first_thousand_and_says_how_many(lang, said):
+    """show_problems: a table of 1,000 rows at most (a 20,000-row trace can have 100,000 problems), and a line
+    saying how many there are; all of them when there are no more."""
+    from streamlit.testing.v1 import AppTest
+
+    def page(count: int, lang: str):
+        import streamlit as st
+
+        from sim.trace.trace import Problem
+        from ui.problems import show_problems
+        st.session_state["lang"] = lang
+        show_problems(tuple(Problem("below_min", k, f"r{k}", "prompt", {"min": 1, "value": -1})
+                            for k in range(1, count + 1)), "problems")
+
+    for count, listed in ((1_001, 1_000), (1_000, 1_000)):
+        at = AppTest.from_function(page, args=(count, lang)).run()
+        assert not at.exception, at.exception
+        assert len(at.dataframe[0].value) == listed
+        captions = [c.value for c in at.caption]
+        assert len(captions) == (count > listed) and all(said in c for c in captions)

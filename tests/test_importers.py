@@ -192,11 +192,29 @@ def test_native_import_uses_the_project_reader():
     assert detect_format(json_text) == "native" and len(import_trace(json_text).trace) == 1
 
 
+@pytest.mark.parametrize("rows", [2, 3])
+def test_a_native_trace_past_max_rows_is_refused_before_its_rows_are_checked(rows):
+    """max_rows: a native trace of more rows is one problem (how many rows, the most), however bad its rows;
+    at the most, its rows are checked as ever. The other options still do not apply to it."""
+    cells = [(f"r{k}", 0, -1, 1) for k in range(rows)]
+    texts = ("name,arrival,prompt,output\n" + "".join(f"{n},{a},{p},{o}\n" for n, a, p, o in cells),
+             json.dumps([dict(zip(("name", "arrival", "prompt", "output"), c)) for c in cells]))
+    for text in texts:
+        with pytest.raises(TraceError) as error:
+            import_trace(text, "native", ImportOptions(ms_per_tick=7, limit=1, max_rows=2))
+        problems = error.value.problems
+        if rows > 2:
+            assert [(p.code, p.params) for p in problems] == [("too_many_rows", {"rows": 3, "max": 2})]
+        else:
+            assert [p.code for p in problems] == ["below_min"] * 2
+
+
 @pytest.mark.parametrize("kwargs, field", [
     ({"ms_per_tick": 0}, "ms_per_tick"), ({"ms_per_tick": float("nan")}, "ms_per_tick"),
     ({"token_scale": -1}, "token_scale"), ({"start_s": -1}, "start_s"),
     ({"end_s": float("inf")}, "end_s"), ({"start_s": 5, "end_s": 5}, "start_s"),
     ({"limit": 0}, "limit"), ({"limit": 2.0}, "limit"), ({"limit": True}, "limit"),
+    ({"max_rows": 0}, "max_rows"), ({"max_rows": True}, "max_rows"),
 ])
 def test_bad_options_name_the_field(kwargs, field):
     with pytest.raises(ValueError, match=field):

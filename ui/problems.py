@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 import pandas as pd
+import streamlit as st
 
 from sim import codec
 from sim.core.config import Config, Policy
@@ -42,9 +43,15 @@ def problem_table(problems: tuple[Problem, ...]) -> pd.DataFrame:
     })
 
 
+PROBLEMS_LISTED = 1_000  # a table of more helps nobody (a 20,000-row trace can have 100,000), and costs the server
+
+
 def show_problems(problems: tuple[Problem, ...], key: str) -> None:
-    """The problems as a table on the page: a row each, none of its words cut off."""
-    show_table(problem_table(problems), key)
+    """The problems as a table on the page: a row each, none of its words cut off; the first PROBLEMS_LISTED of
+    them, with a line saying how many there are."""
+    show_table(problem_table(problems[:PROBLEMS_LISTED]), key)
+    if len(problems) > PROBLEMS_LISTED:
+        st.caption(t("problems_more", n=f"{len(problems):,}", listed=f"{PROBLEMS_LISTED:,}"))
 
 
 def trace_error_text(error: TraceError) -> str:

@@ -111,7 +111,7 @@ def _import(prefix: str, form: UploadForm, on_trace: Callable[[Trace], None]) ->
     try:
         start, end = (float(_value(prefix, form, name)) or None for name in ("start", "end"))
         options = ImportOptions(float(_value(prefix, form, "ms")), float(_value(prefix, form, "scale")), start, end,
-                                int(_value(prefix, form, "limit")))
+                                int(_value(prefix, form, "limit")), MAX_REQUESTS)
         result = import_trace(file.getvalue(), _value(prefix, form, "fmt"), options)
     except TraceError as error:
         s[ERROR] = (t("up_bad"), error.problems)

@@ -67,6 +67,7 @@ class ImportOptions:
     start_s: float | None = None
     end_s: float | None = None
     limit: int | None = None  # keep at most this many requests, then stop reading
+    max_rows: int | None = None  # a native trace (read whole, nothing dropped) with more rows is refused
 
     def __post_init__(self):
         for name in ("ms_per_tick", "token_scale"):
@@ -79,9 +80,10 @@ class ImportOptions:
                 raise ValueError(f"{name} must be a finite number of seconds, at least 0, got {value!r}")
         if self.start_s is not None and self.end_s is not None and self.start_s >= self.end_s:
             raise ValueError(f"start_s ({self.start_s}) must be before end_s ({self.end_s})")
-        if self.limit is not None and (isinstance(self.limit, bool) or not isinstance(self.limit, int)
-                                       or self.limit < 1):
-            raise ValueError(f"limit must be a whole number of requests, at least 1, got {self.limit!r}")
+        for name in ("limit", "max_rows"):
+            value = getattr(self, name)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+                raise ValueError(f"{name} must be a whole number of requests, at least 1, got {value!r}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -339,10 +341,10 @@ def import_mooncake(text: str | bytes, options: ImportOptions | None = None) -> 
     return _convert("mooncake", enumerate(lines, start=1), _mooncake_parse, 1.0, options)
 
 
-def _import_native(text: str | bytes) -> ImportResult:
-    """The project's own CSV or JSON; options do not apply and nothing is dropped."""
-    text = _text(text)
-    trace = read_json(text) if text.lstrip().startswith(("[", "{")) else read_csv(text)
+def _import_native(text: str | bytes, options: ImportOptions | None) -> ImportResult:
+    """The project's own CSV or JSON; nothing is dropped, and of the options only `max_rows` applies."""
+    text, max_rows = _text(text), options and options.max_rows
+    trace = read_json(text, max_rows) if text.lstrip().startswith(("[", "{")) else read_csv(text, max_rows)
     return ImportResult(trace, ImportReport("native", len(trace), len(trace)))
 
 
@@ -362,7 +364,7 @@ def detect_format(text: str | bytes) -> str:
     raise _unreadable("it is not a known trace format (native, Azure, Mooncake or BurstGPT)")
 
 
-_IMPORTERS = {"native": lambda text, options: _import_native(text), "azure": import_azure,
+_IMPORTERS = {"native": _import_native, "azure": import_azure,
               "mooncake": import_mooncake, "burstgpt": import_burstgpt}
 
 

@@ -54,6 +54,7 @@ MESSAGES = {
     "missing_column": "the column is missing",
     "before_arrival": "must not be before the arrival tick {arrival}",
     "no_rows": "the trace has no requests",
+    "too_many_rows": "the trace has {rows:,} requests, more than the {max:,} read here",
     "unreadable": "cannot be read: {detail}",
     "over_budget": "prompt of {prompt} tokens is larger than the token budget {budget}: "
                    "it could never be admitted without chunked prefill",
@@ -421,8 +422,9 @@ def check_budget(trace: Trace, token_budget: int) -> None:
         raise TraceError(problems)
 
 
-def read_csv(text: str) -> Trace:
-    """A native CSV (any line endings, an optional byte-order mark); cells quoted by `write_csv` unquoted."""
+def read_csv(text: str, max_rows: int | None = None) -> Trace:
+    """A native CSV (any line endings, an optional byte-order mark); cells quoted by `write_csv` unquoted. With
+    more than `max_rows` rows it is refused before any row is checked (`too_many`)."""
     reader = csv.reader(io.StringIO(text.lstrip("\ufeff"), newline=""))
     try:
         header = [h.strip() for h in next(reader, [])]
@@ -430,6 +432,7 @@ def read_csv(text: str) -> Trace:
     except csv.Error as error:  # a field over the csv module's limit, a stray quote in strict mode
         detail = f"not valid CSV at line {reader.line_num} ({error})"
         raise TraceError([Problem("unreadable", params={"detail": detail})]) from None
+    too_many(rows, max_rows)
     if "'" in text:
         quoted = [i for i, column in enumerate(header) if column in TEXT_COLUMNS]
         for cells in rows:
@@ -440,7 +443,9 @@ def read_csv(text: str) -> Trace:
     return validate([dict(zip(header, cells)) for cells in rows], header) if trace is None else trace
 
 
-def read_json(text: str) -> Trace:
+def read_json(text: str, max_rows: int | None = None) -> Trace:
+    """A native JSON trace: a list of request objects, or {"requests": [...]}; refused past `max_rows` requests
+    before any is checked."""
     try:
         data = json.loads(text.lstrip("\ufeff"))
     except (json.JSONDecodeError, RecursionError) as error:
@@ -452,7 +457,15 @@ def read_json(text: str) -> Trace:
     if not isinstance(data, list) or not all(isinstance(r, dict) for r in data):
         detail = 'expected a list of request objects or {"requests": [...]}'
         raise TraceError([Problem("unreadable", params={"detail": detail})])
+    too_many(data, max_rows)
     return validate(data)
+
+
+def too_many(rows: list, max_rows: int | None) -> None:
+    """A trace with more rows than `max_rows` (None: any number) is refused at once: checking every row of a
+    huge file (a 20 MB upload holds over a million) would take the server a minute, to list a million problems."""
+    if max_rows is not None and len(rows) > max_rows:
+        raise TraceError([Problem("too_many_rows", params={"rows": len(rows), "max": max_rows})])
 
 
 def csv_table(header: list[str], rows: Iterable[Iterable[object]]) -> str:

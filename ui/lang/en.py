@@ -808,6 +808,10 @@ TEXTS = {
     "prob_duplicate": "repeats the name of row {other}",
     "prob_missing_column": "the column is missing",
     "prob_before_arrival": "must not be before the arrival tick {arrival}",
+    "prob_too_many_rows": (
+        "the trace has {rows:,} requests, more than the {max:,} of an interactive run: run it with python -m sim "
+        "run, or cut it first"),
+    "problems_more": "{n} problems in all: the first {listed} are listed. Fix them to see the rest.",
     "prob_no_rows": "the trace has no requests",
     "prob_unreadable": "cannot be read: {detail}",
     "prob_over_context": "prompt and output need {tokens} positions; the model has {context}",

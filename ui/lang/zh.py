@@ -764,6 +764,8 @@ TEXTS = {
     "prob_duplicate": "与第 {other} 行重名",
     "prob_missing_column": "缺少该列",
     "prob_before_arrival": "不能早于到达 tick {arrival}",
+    "prob_too_many_rows": "trace 有 {rows:,} 个请求，超过交互运行的上限 {max:,}：请用 python -m sim run 运行，或先截短",
+    "problems_more": "共 {n} 个问题，这里列出前 {listed} 个。改好后即可看到其余的。",
     "prob_no_rows": "trace 中没有请求",
     "prob_unreadable": "无法读取：{detail}",
     "prob_over_context": "prompt 与输出共需 {tokens} 个位置；模型只有 {context} 个",
