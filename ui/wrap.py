@@ -12,7 +12,8 @@ import math
 import re
 
 TAG = re.compile(r"<[^>]+>")
-SPACE_EM = 0.2
+SPACE_HUNDREDTHS = 20  # a space's width, in hundredths of an em
+SPACE_EM = SPACE_HUNDREDTHS / 100
 BOLD = 1.07  # bold text is this much wider
 SLACK = 0.95  # the share of a line's width the estimate fills
 CLOSING = "，。；：、）」』！？"  # punctuation that may not begin a line: it stays with what it follows
@@ -25,28 +26,31 @@ def is_wide(char: str) -> bool:
 
 
 def em(text: str) -> float:
-    """The estimated width of `text` (tags left out) in ems, in the regular weight."""
-    return sum(map(_char_em, TAG.sub("", text)))
+    """The estimated width of `text` (tags left out) in ems, in the regular weight: the sum of its characters'
+    widths, counted in hundredths of an em (so that the same characters in any order are the same width)."""
+    if "<" in text:
+        text = TAG.sub("", text)
+    if text.isascii():  # (a table's cells: a few hundred thousand of them in one table)
+        return sum(text.encode().translate(_ASCII_HUNDREDTHS)) / 100
+    return sum(map(_hundredths, text)) / 100
 
 
 def widest_em(texts) -> float:
-    """The largest `em` of `texts` (0 for none), each distinct text measured only while it could be the widest: a
-    text is at most one em a character, so the longest are measured first (a table of 40,000 rows has hundreds
-    of thousands of cells)."""
-    widest = 0.0
-    for text in sorted(set(texts), key=len, reverse=True):
-        if len(text) <= widest:
-            break
-        widest = max(widest, em(text))
-    return widest
+    """The largest `em` of `texts` (0 for none), each distinct text measured once."""
+    return max(map(em, set(texts)), default=0.0)
 
 
-def _char_em(c: str) -> float:
+def _hundredths(c: str) -> int:
+    """A character's width in hundredths of an em."""
     if is_wide(c):
-        return 1.0
+        return 100
     if c == " ":
-        return SPACE_EM
-    return 0.5 if c.islower() else 0.6 if c.isupper() else 0.52 if c.isdigit() else 0.4
+        return SPACE_HUNDREDTHS
+    return 50 if c.islower() else 60 if c.isupper() else 52 if c.isdigit() else 40
+
+
+# the width of each ASCII character, as a bytes.translate table (which takes 256 entries)
+_ASCII_HUNDREDTHS = bytes(_hundredths(chr(code)) if code < 128 else 0 for code in range(256))
 
 
 def lines_needed(text: str, font: float, width: float) -> int:
