@@ -133,10 +133,14 @@ if shown is None:
 else:
     if shown != scenario:
         st.warning(t("lab_stale"))
-    with st.spinner(t("lab_running")):
-        runs = runs_or_stop(shown.trace, shown.config, (shown.policy_a, shown.policy_b))
-    if runs is not None:
-        lab_results.show(runs, (shown.policy_a, shown.policy_b))
+    if lab_state.busy_waits(shown, asked):
+        st.warning(t("run_busy_waits"))
+    else:
+        with st.spinner(t("lab_running")):
+            runs = runs_or_stop(shown.trace, shown.config, (shown.policy_a, shown.policy_b),
+                                partial(lab_state.stopped_busy, shown))
+        if runs is not None:
+            lab_results.show(runs, (shown.policy_a, shown.policy_b))
 
 # The share link: this scenario in the address bar, and to copy.
 if scenario is not None:

@@ -245,8 +245,9 @@ def test_a_run_past_the_servers_cpu_limit_is_stopped_named_and_keeps_the_inputs(
                                          ("zh", r"策略 2 的运行在等待 (\S+) 秒后被停止：服务器正忙于全班的请求")])
 def test_a_run_past_its_wait_on_a_busy_server_is_stopped_said_and_tried_again(monkeypatch, lang, said):
     # The same long run, stopped by the clock (here 0.3 s for both runs together) before its CPU time (60 s): the
-    # server was busy, so the stop is not kept, and the next page run tries again. The page's clock moves 0.1 s each
-    # time it is read: when the two runs start (0.1 s, 0.2 s), and when the page says how long it waited (0.3 s).
+    # server was busy, so the stop is not kept, and Run tries again; a rerun of the page without Run does not (it
+    # would at every widget a student touches, for up to a minute each), and says so. The page's clock moves 0.1 s
+    # each time it is read: when the two runs start (0.1 s, 0.2 s), and when the page says how long it waited (0.3 s).
     import itertools
     import types
 
@@ -264,7 +265,10 @@ def test_a_run_past_its_wait_on_a_busy_server_is_stopped_said_and_tried_again(mo
     assert list(at.session_state["lab"].current["output"]) == [5, 2, 1_000_000]
     if lang == "en":  # (a second run in zh trips AppTest on the preset box's translated options)
         ran = len(calls)
-        at.run()  # not kept: tried again
+        at.run()  # a rerun of the page: it waits for Run
+        assert len(calls) == ran and not at.error
+        assert any("stopped because the server was busy" in w.value and "Press Run" in w.value for w in at.warning)
+        at.button(key="lab_run").click().run()  # not kept: tried again
         assert any(re.search(said, e.value) for e in at.error) and len(calls) > ran
 
 

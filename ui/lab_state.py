@@ -90,6 +90,7 @@ class LabState:
     link: str | None = None  # the share link last restored (or written), so that a rerun does not restore it again
     link_error: str | None = None  # why the last link could not be opened (a ScenarioError code)
     ran: Scenario | None = None  # the scenario whose results are shown
+    busy: Scenario | None = None  # the scenario whose last run a busy server stopped: it waits for Run (busy_waits)
     cost_preset: str = ""  # the linear cost preset last applied to the coefficients
     linear_before_profile: dict[str, object] = field(default_factory=dict)  # what the shipped profile replaced
     chat: ChatPanel = field(default_factory=ChatPanel)
@@ -298,6 +299,20 @@ def shown_run(scenario, asked: bool, auto_run: int):
     if scenario is not None and (len(scenario.trace) <= auto_run or asked):
         state().ran = scenario
     return state().ran
+
+
+def busy_waits(shown: Scenario, asked: bool) -> bool:
+    """Whether the page waits for Run instead of running `shown` again: its last run was stopped because the
+    server was busy (ui.runs.WALL_LIMIT_S), and without this every rerun of the page (any widget a student
+    touches) would try again, for up to a minute each."""
+    lab = state()
+    if asked:
+        lab.busy = None
+    return lab.busy == shown
+
+
+def stopped_busy(shown: Scenario) -> None:
+    state().busy = shown
 
 
 def dismiss_link_error() -> None:

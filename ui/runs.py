@@ -66,11 +66,11 @@ def run(trace: Trace, config: Config, policy: str | Policy, until: float = math.
     return ran
 
 
-def runs_or_stop(trace: Trace, config: Config,
-                 policies: tuple[Policy, Policy]) -> list[tuple[Schedule, Metrics]] | None:
+def runs_or_stop(trace: Trace, config: Config, policies: tuple[Policy, Policy],
+                 on_busy=lambda: None) -> list[tuple[Schedule, Metrics]] | None:
     """The lab's runs of its two policies; None, once an error has said which run went past the CPU limit (or,
-    both together, past WALL_LIMIT_S on the clock), how far it came and what to do instead (the inputs stay as they
-    were)."""
+    both together, past WALL_LIMIT_S on the clock: then `on_busy` is called), how far it came and what to do
+    instead (the inputs stay as they were)."""
     runs, started = [], time.monotonic()
     for k, policy in enumerate(policies):
         try:
@@ -83,6 +83,7 @@ def runs_or_stop(trace: Trace, config: Config,
             else:  # (the page's wait, both runs')
                 st.error(t("run_busy", seconds=number(time.monotonic() - started), computed=number(stop.computed),
                            limit=number(CPU_LIMIT_S), **said))
+                on_busy()
             return None
     return runs
 

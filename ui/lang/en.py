@@ -397,6 +397,9 @@ TEXTS = {
         "run had {computed} s of computing (of the {limit} s a run may take). It had reached {time}, "
         "with {done} of {total} requests finished. Press Run to try again, or make the trace smaller or its longest "
         "requests shorter. Your inputs are kept."),
+    "run_busy_waits": (
+        "The last run of these inputs was stopped because the server was busy with the class, so it is not tried "
+        "again at every change of the page. Press Run to try again. Your inputs are kept."),
     "lab_stale": "The trace or budgets changed since this run: press Run to update.",
     "lab_press_run": "Press Run to simulate this trace.",
     "lab_fix_first": "Fix the problems above to run.",
