@@ -546,3 +546,25 @@ def test_a_long_list_of_problems_shows_its_first_thousand_and_says_how_many(lang
         assert len(at.dataframe[0].value) == listed
         captions = [c.value for c in at.caption]
         assert len(captions) == (count > listed) and all(said in c for c in captions)
+
+
+@pytest.mark.parametrize("lang, said", [("en", "the trace has 20,001 requests, more than the 20,000"),
+                                        ("zh", "trace 有 20,001 个请求，超过交互运行的上限 20,000")])
+def test_a_problem_of_the_whole_file_is_a_sentence_not_a_table_row(lang, said):
+    """A problem with no row, request or column (a file too large, or not a trace) is said in a sentence: as a
+    table's one cell it was cut off at 1024 px, beside three empty columns (seen in Chromium)."""
+    from streamlit.testing.v1 import AppTest
+
+    def page(lang: str):
+        import streamlit as st
+
+        from sim.trace.trace import Problem
+        from ui.problems import show_problems
+        st.session_state["lang"] = lang
+        show_problems((Problem("too_many_rows", params={"rows": 20_001, "max": 20_000}),
+                       Problem("empty", 3, None, "name")), "problems")
+
+    at = AppTest.from_function(page, args=(lang,)).run()
+    assert not at.exception, at.exception
+    assert [said in m.value.replace("\\", "") for m in at.markdown] == [True]  # (as it reads: escapes left out)
+    assert len(at.dataframe) == 1 and len(at.dataframe[0].value) == 1  # (the empty name's row)

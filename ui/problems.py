@@ -47,11 +47,21 @@ PROBLEMS_LISTED = 1_000  # a table of more helps nobody (a 20,000-row trace can 
 
 
 def show_problems(problems: tuple[Problem, ...], key: str) -> None:
-    """The problems as a table on the page: a row each, none of its words cut off; the first PROBLEMS_LISTED of
+    """The problems on the page: those of the whole input (no row, request or column: a file too large, or not a
+    trace) as sentences, the others as a table, a row each, none of its words cut off; the first PROBLEMS_LISTED of
     them, with a line saying how many there are."""
-    show_table(problem_table(problems[:PROBLEMS_LISTED]), key)
-    if len(problems) > PROBLEMS_LISTED:
-        st.caption(t("problems_more", n=f"{len(problems):,}", listed=f"{PROBLEMS_LISTED:,}"))
+    whole = [p for p in problems if _of_whole(p)]
+    if whole:
+        st.markdown("\n".join(f"- {md_escape(problem_text(p))}" for p in whole))
+    located = [p for p in problems if not _of_whole(p)]
+    if located:
+        show_table(problem_table(located[:PROBLEMS_LISTED]), key)
+    if len(located) > PROBLEMS_LISTED:
+        st.caption(t("problems_more", n=f"{len(located):,}", listed=f"{PROBLEMS_LISTED:,}"))
+
+
+def _of_whole(problem: Problem) -> bool:
+    return problem.row is None and not problem.name and not problem.column
 
 
 def trace_error_text(error: TraceError) -> str:
