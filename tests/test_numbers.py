@@ -14,6 +14,12 @@ def test_figures_are_rounded_for_reading_half_up(value, text):
 
 def test_rounded_keeps_a_number_and_an_int_when_whole():
     assert rounded(1.375) == 1.38 and isinstance(rounded(8.0), int) and rounded(1030.5) == 1031
+    # a whole number is returned at once; other numbers (a numpy or Decimal one) go by the rule as before
+    from decimal import Decimal
+
+    import numpy as np
+    assert rounded(1e20) == 10**20 and rounded(-12.0) == -12 and rounded(7) == 7
+    assert rounded(Decimal("2.345")) == 2.35 and rounded(np.int64(5)) == 5 and rounded(np.float32(2.5)) == 2.5
 
 
 def test_shares_changes_and_missing_values():

@@ -17,7 +17,7 @@ def rounded(value: float) -> float | int:
     """`value` rounded by the rule, as a number (for tables, which stay sortable): an int when it is whole."""
     if isinstance(value, bool) or value != value or value in (float("inf"), float("-inf")):
         return value
-    if isinstance(value, int) or value.is_integer():  # (whole: as it is; most of a table in ticks)
+    if isinstance(value, int) or isinstance(value, float) and value.is_integer():  # (whole: most of a table in ticks)
         return int(value)
     exact = Decimal(repr(float(value)))
     if exact == 0:
