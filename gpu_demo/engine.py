@@ -169,7 +169,8 @@ def run(model: GPT, trace: Trace, prompts: list[bytes], config: Config, policy: 
         begin = time.perf_counter()
         now = (begin - started) * 1000
         # Arrivals in ticks are read on the iteration count (the scheduler records when each was seen, in ms).
-        it = scheduler.plan(now, 1, clock=tick if arrival_unit == "tick" else None)
+        scheduler.advance(now, clock=tick if arrival_unit == "tick" else None)
+        it = scheduler.plan(now, 1)
         if it is None:
             tick = _idle(scheduler, now, tick, arrival_unit)
             if tick is None:

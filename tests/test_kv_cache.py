@@ -107,6 +107,7 @@ def test_a_plan_is_a_value_its_block_tables_and_decoders_stay_as_planned():
                                Config(8, kv_blocks=4, block_size=2, swap_cost=1))
     plans, now = [], 0
     while scheduler.remaining:
+        scheduler.advance(now)
         it = scheduler.plan(now, 1)
         if it is None:
             now = scheduler.next_event()

@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import pytest
 
-from sim.core.config import ConfigError, CostModel
+from sim.core.config import Config, ConfigError, CostModel, Policy
 from sim.core.engine import length, run
 from sim.core.policies import make_scheduler
 from sim.core.schedule import IterationRun
@@ -15,6 +15,7 @@ from sim.report.export import run_json, run_json_text, runs_json_text
 from sim.report.metrics import compute, gap_counts
 from sim.trace.trace import TraceError
 from tests.schedule_cases import PROFILE, decode, load
+from tests.scheduler_kit import trace as make_trace
 
 CASES = [decode(case) for case in load() if not case["digest"].startswith("error:")]
 LINEAR = CostModel("linear")
@@ -159,3 +160,24 @@ def test_merged_runs_of_lengthening_iterations_equal_one_iteration_at_a_time(chu
         merged_json, single_json = run_json(merged, compute(merged)), run_json(single, compute(single))
         assert json.dumps(merged_json) == json.dumps(single_json)  # (floats compared by their repr: bit for bit)
     assert merged_plans > 100
+
+
+@pytest.mark.parametrize("policy", [Policy(), Policy(batching="static"), Policy(preset="nano-vllm")],
+                         ids=["continuous", "static", "nano-vllm"])
+def test_a_plan_follows_an_advance_to_its_time_once(policy):
+    """The executor's loop is advance(now), plan(now), run, commit: a plan with no advance to its time just before
+    it (none, another time's, or one a plan used already) is refused, never made on events not yet done."""
+
+    scheduler = make_scheduler(policy, make_trace(("A", 0, 3, 2), ("B", 1, 2, 2)), Config(8, kv_blocks=8, block_size=4))
+    with pytest.raises(RuntimeError, match="without advance"):
+        scheduler.plan(0)
+    scheduler.advance(0)
+    assert scheduler.queue.count == 1  # (the advance did the arrivals)
+    it = scheduler.plan(0)
+    assert [i for i, _, _ in it.prefill] == [0]
+    with pytest.raises(RuntimeError, match="without advance"):
+        scheduler.plan(0)
+    scheduler.commit(it, 0, 1)
+    scheduler.advance(1)
+    with pytest.raises(RuntimeError, match="without advance"):
+        scheduler.plan(2)

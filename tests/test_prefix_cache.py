@@ -213,6 +213,7 @@ def test_a_prefill_in_chunks_works_out_each_blocks_key_once_and_grows_one_table(
                                Config(8, kv_blocks=blocks + 2, block_size=4))
     tables, now = set(), 0
     while scheduler.remaining:
+        scheduler.advance(now)
         it = scheduler.plan(now, 1)
         tables.add(id(scheduler.memory.pool.tables.get(0)))
         scheduler.commit(it, now, now + 1)

@@ -108,6 +108,7 @@ def test_batch_shape_is_the_shape_the_engine_packs(model, policy, first_token):
                           torch.device("cpu"))  # grown as the engine does
     done, now, seen = [0] * len(trace.requests), 0, 0
     while scheduler.remaining:
+        scheduler.advance(now)
         it = scheduler.plan(now, 1)
         if it is None:
             now = scheduler.next_event()

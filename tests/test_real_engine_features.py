@@ -101,6 +101,7 @@ def test_the_packed_batch_is_the_per_token_layout(monkeypatch, policy, first_tok
     mirror = [list(p) for p in prompts]  # the per-token side's own sequences
     done, mirror_done, now = [0] * len(trace), [0] * len(trace), 0
     while scheduler.remaining:
+        scheduler.advance(now)
         it = scheduler.plan(now, 1)
         if it is None:
             now = scheduler.next_event()
@@ -230,6 +231,7 @@ def test_the_scheduler_hands_each_swap_copy_to_the_next_iteration():
     held, outs, ins, now = {}, [], [], 0
     while scheduler.remaining:
         before = {i: list(table) for i, table in scheduler.memory.pool.tables.items()}
+        scheduler.advance(now)
         it = scheduler.plan(now, 1)
         if it is None:
             now = scheduler.next_event()
@@ -282,8 +284,10 @@ def test_settle_replaces_the_drawn_acceptance_and_finds_the_last_steps_again():
     trace = generate(4, rate=1e9, prompt=Uniform(3, 3), output=Uniform(5, 5), seed=0)
     scheduler = make_scheduler(Policy(spec_tokens=3, spec_accept=0.0), trace, Config(64, first_token="prefill"),
                                unit="ms")
+    scheduler.advance(0)
     it = scheduler.plan(0, 1)
     scheduler.commit(it, 0, 1)  # the prefills: each made its first token
+    scheduler.advance(1)
     it = scheduler.plan(1, 1)
     assert dict(it.accepted) == {0: 0, 1: 0, 2: 0, 3: 0} and it.finishing == []
     with pytest.raises(ValueError, match="request 1: 4 drafts accepted"):

@@ -1,8 +1,9 @@
 """Continuous (iteration-level) batching: the seed's loop, one iteration after another.
 
-`plan` first does what happens at the iteration's start (`before_iteration`: arrivals and rejections, stops,
-swap-ins that ended, aging, KV growth and preemption, preemptive priority, decoders paused for their clients;
-the one step of a plan that moves requests between phases on its own), then the seed's four steps, one function each:
+Before each plan the executor calls `advance`, which does what happens at the iteration's start (`at_start`:
+arrivals and rejections, stops, swap-ins that ended, aging, KV growth and preemption, preemptive priority, decoders
+paused for their clients: time's events, which move requests between phases on their own). Then `plan` makes the
+seed's four steps, one function each:
 1. decode the running requests (`plan_decodes`: speculation, and stalls when the budget cannot pay for all);
 2. free what finished (`commit`, once the iteration ran: a request that emitted its last token leaves the batch
    and frees its blocks);
@@ -16,7 +17,6 @@ An option that is off costs the loop nothing: each is a check made once, at cons
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 
 from ..trace.trace import Trace
 from .config import Config, Policy
@@ -48,9 +48,12 @@ class Continuous(Scheduler):
         # routing or context reads (no two iterations alike, unless the executor times them: `time_ahead`)
         self.sorts, self.priority_preempts = self.queue.sorts, policy.preemptive_priority
         self.merges = not (policy.spec_tokens or config.moe.experts or config.cost.reads_context)
-        # nothing but arrivals happens at an iteration's start (before_iteration)
+        # nothing but arrivals happens at an iteration's start (at_start)
         self.starts_plainly = not (self.has_stops or self.swaps or self.credits or self.sorts or self.overcommit
                                    or self.priority_preempts)
+        # What the iteration's start left for its plan (at_start): whether it preempted for a decode's room, and the
+        # decoders paused for their client.
+        self.hold, self.paused = False, ()
 
     def time_ahead(self, iteration_time) -> None:
         """The executor gives the time of the pure-decode iteration `ahead` rounds after a planned one,
@@ -59,12 +62,11 @@ class Continuous(Scheduler):
         self.iteration_time = iteration_time
         self.merges = not (self.policy.spec_tokens or self.config.moe.experts)
 
-    def plan(self, now: float, max_repeat: int = 1, clock: float | None = None) -> Iteration | None:
-        """The next iteration, starting at `now`, and up to `max_repeat` identical ones after it; None when
-        nothing can run until the next event. `clock`: the time arrivals and stops are read on, when it is not
-        `now` (the real engine's iterations)."""
-        self.clock = clock
-        hold, paused = self.before_iteration(now)
+    def plan(self, now: float, max_repeat: int = 1) -> Iteration | None:
+        """The next iteration, starting at `now` (after `advance(now)`), and up to `max_repeat` identical ones
+        after it; None when nothing can run until the next event."""
+        self.planning(now)
+        hold, paused = self.hold, self.paused
         it = Iteration(paused=paused) if paused else Iteration()
         budget, use = self.config.token_budget, {}  # use: token-work by tenant (quotas)
         if self.prefill_first:
@@ -78,16 +80,16 @@ class Continuous(Scheduler):
             budget, hold = self.plan_prefills(it, now, budget, use, hold)
         return self.form_batch(it, now, budget, max_repeat, hold)
 
-    def before_iteration(self, now: float) -> tuple[bool, Sequence[int]]:
-        """What happens at an iteration's start, before it is planned: (whether it preempted for a decode's
-        room, the decoders paused for their client). After a preemption for room this iteration admits and swaps
-        in nobody (as vLLM does), since the blocks just freed are for the requests still running, or a victim
-        could take them back every time."""
+    def at_start(self, now: float) -> None:
+        """What happens at an iteration's start, before it is planned; it leaves the plan whether it preempted for
+        a decode's room (`hold`) and the decoders paused for their client (`paused`). After a preemption for room
+        the iteration admits and swaps in nobody (as vLLM does), since the blocks just freed are for the requests
+        still running, or a victim could take them back every time."""
         if self.arrived < self.routed and self.requests[self.arrived].arrival <= (
                 now if self.clock is None else self.clock):
             self.arrive_until(now)
         if self.starts_plainly:
-            return False, ()
+            return
         if self.has_stops:
             self.cancel_due(now)
         if self.swaps:
@@ -96,10 +98,10 @@ class Continuous(Scheduler):
             self.held_back_due(now)
         if self.sorts:
             self.queue.refresh(now)
-        hold = self.overcommit and self.grow_due(now) and bool(self.phases.running)
+        self.hold = self.overcommit and self.grow_due(now) and bool(self.phases.running)
         if self.priority_preempts:
             self.priority_preempt(now)
-        return hold, self.pause_for_clients(now) if self.credits and self.phases.decoding else ()
+        self.paused = self.pause_for_clients(now) if self.credits and self.phases.decoding else ()
 
     def plan_decodes(self, it: Iteration, budget: int, use: dict) -> int:
         """Step 1: every decoder decodes (a speculative step of k + 1 token-work), unless its client is out of

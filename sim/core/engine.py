@@ -122,7 +122,7 @@ class Runner:
 
     def advance(self, until: float = math.inf) -> None:
         scheduler, ticks, on_iterations = self.scheduler, self.ticks, self.on_iterations
-        plan = scheduler.plan
+        plan, opens = scheduler.plan, scheduler.advance
         while scheduler.remaining:
             if self.pending is not None:
                 it, start, end = self.pending
@@ -151,7 +151,12 @@ class Runner:
             now = self.now
             if (self.count if on_iterations else now) >= until:
                 return
-            iteration = plan(now, 1, clock=self.count) if on_iterations else plan(now, self.max_repeat)
+            if on_iterations:
+                opens(now, clock=self.count)
+                iteration = plan(now, 1)
+            else:
+                opens(now)
+                iteration = plan(now, self.max_repeat)
             self.plans += 1
             if self.plans >= self.check_at:
                 self.check_limits()

@@ -1,9 +1,10 @@
 """The executor contract: an Iteration is the whole plan of one model iteration, all an executor needs to run
 it (the simulator's cost model, or the real engine's one batched forward pass) without reading the scheduler.
 
-The loop of every executor: `it = scheduler.plan(now, ...)`; run `it` (`it.repeat` identical iterations);
-`scheduler.commit(it, start, end)`. Between the two, nothing in the scheduler changes; an executor that verifies
-speculative drafts itself (the real engine) says what it accepted with `scheduler.settle(it, accepted)` first.
+The loop of every executor: `scheduler.advance(now)` (the events of the iteration's start); `it =
+scheduler.plan(now, ...)`; run `it` (`it.repeat` identical iterations); `scheduler.commit(it, start, end)`.
+Between plan and commit, nothing in the scheduler changes; an executor that verifies speculative drafts itself
+(the real engine) says what it accepted with `scheduler.settle(it, accepted)` first.
 """
 from __future__ import annotations
 

@@ -15,6 +15,7 @@ from ..trace.trace import Trace
 from .config import Config, ConfigError, Policy
 from .continuous import Continuous
 from .iteration import Iteration
+from .scheduler import Scheduler
 
 
 class FifoQueue:
@@ -72,9 +73,8 @@ class NanoVllm(Continuous):
         # without working its tokens out.
         self.overcommit = True
 
-    def plan(self, now: float, max_repeat: int = 1, clock: float | None = None) -> Iteration | None:
-        self.clock = clock
-        self.before_iteration(now)
+    def plan(self, now: float, max_repeat: int = 1) -> Iteration | None:
+        self.planning(now)
         it = Iteration()
         self.prefill_step(it, now)
         if it.prefill:
@@ -83,12 +83,9 @@ class NanoVllm(Continuous):
         self.decode_step(it, now)
         return self.hand_over(it) if it.decoding else None
 
-    def before_iteration(self, now: float) -> tuple[bool, tuple]:
+    def at_start(self, now: float) -> None:
         """What happens at a step's start: arrivals, and stops (nothing preempts for room, nobody is paused)."""
-        self.arrive_until(now)
-        if self.has_stops:
-            self.cancel_due(now)
-        return False, ()
+        Scheduler.at_start(self, now)
 
     def prefill_step(self, it: Iteration, now: float) -> None:
         budget, limit, waiting = self.config.token_budget, self.seq_limit, self.queue.order

@@ -6,11 +6,13 @@ table of where every request is), `queue` (the waiting queue in the policy's ord
 the KV blocks, growth and swap), `recorder` (sim.core.recording: the timelines and steps), `streams` (sim.core.
 stream: clients' readers and credits) and `stops` (cancels, timeouts, disconnects).
 
-An executor drives a scheduler one iteration at a time: `plan(now)` decides the next iteration and returns it as
-an Iteration (sim.core.iteration: a value, the whole plan); the executor runs it, then `commit(iteration, start,
-end)` records it and moves every request on. A plan may say that identical iterations follow (`repeat`), so the
-simulator runs a stretch of identical decode ticks as one event instead of visiting every tick. Decode progress
-is counted lazily (sim.core.request.DecodeRounds), so a decode round costs O(1) however many decode.
+An executor drives a scheduler one iteration at a time: `advance(now)` does what happens at the iteration's start
+(arrivals, stops and the other events of time: each policy's own), `plan(now)` then decides the next iteration
+and returns it as an Iteration (sim.core.iteration: a value, the whole plan); the executor runs it, then
+`commit(iteration, start, end)` records it and moves every request on. A plan may say that identical iterations
+follow (`repeat`), so the simulator runs a stretch of identical decode ticks as one event instead of visiting
+every tick. Decode progress is counted lazily (sim.core.request.DecodeRounds), so a decode round costs O(1)
+however many decode.
 """
 from __future__ import annotations
 
@@ -93,8 +95,9 @@ class Scheduler:
         self.prefill_emits = config.first_token == "prefill"
         self.reads_context = config.cost.reads_context
         # The clock arrivals and stops are read on, when it is not the executor's (the real engine: arrivals in
-        # iterations, times in ms); each plan is given it.
+        # iterations, times in ms); each `advance` is given it.
         self.clock: float | None = None
+        self.advanced: float | None = None  # the time `advance` was last called for, until a plan follows it
         if policy.order == "lpm":
             self.queue.prefix_found = self.memory.found_prefix
 
@@ -126,6 +129,25 @@ class Scheduler:
             if self.credits:
                 self.streams.add(s)
         self.skip_others()
+
+    def advance(self, now: float, clock: float | None = None) -> None:
+        """What happens at an iteration's start, before it is planned at `now`: time's events, not the plan's
+        decisions (each policy's own `at_start`). `clock`: the time arrivals and stops are read on, when it is not
+        `now` (the real engine's iterations)."""
+        self.clock, self.advanced = clock, now
+        self.at_start(now)
+
+    def at_start(self, now: float) -> None:
+        """The events of an iteration's start: arrivals and stops."""
+        self.arrive_until(now)
+        if self.has_stops:
+            self.cancel_due(now)
+
+    def planning(self, now: float) -> None:
+        """A plan at `now` follows `advance(now)`, once: else the events at its start would be missed."""
+        if self.advanced != now:
+            raise RuntimeError(f"plan({now}) without advance({now}) just before it")
+        self.advanced = None
 
     def skip_others(self) -> None:
         """The next arrival is this scheduler's, or not placed yet: the requests placed elsewhere are passed."""

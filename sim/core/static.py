@@ -25,9 +25,8 @@ class Static(Scheduler):
         self.padding_left = 0  # padded prompt positions not yet prefilled
         self.idle: dict[int, tuple[float, int]] = {}  # done members: (when, iterations then)
 
-    def plan(self, now: float, max_repeat: int = 1, clock: float | None = None) -> Iteration | None:
-        self.clock = clock
-        self.before_iteration(now)
+    def plan(self, now: float, max_repeat: int = 1) -> Iteration | None:
+        self.planning(now)
         if not self.batch and not self.take_batch(now):
             return None
         if self.next_prefill < len(self.batch) or self.padding_left:
@@ -43,11 +42,10 @@ class Static(Scheduler):
             it.repeat = self.steady_limit(now, length, min(max_repeat, self.rounds_to_next_finish()))
         return self.hand_over(it)
 
-    def before_iteration(self, now: float) -> None:
+    def at_start(self, now: float) -> None:
         """What happens at an iteration's start: arrivals and stops; a batch whose last members were cancelled
         ends."""
-        self.arrive_until(now)
-        self.cancel_due(now)
+        super().at_start(now)
         if self.batch and len(self.idle) == len(self.batch):
             self.end_batch(now)
 

@@ -887,8 +887,9 @@ TEXTS = {
         "limit, the KV cache and tenant quotas).\n"
         "4. **Form the batch**: `form_batch` (CUDA-graph padding, the context attention reads, how many "
         "identical iterations follow).\n\n"
-        "Before them `before_iteration` does what happens at an iteration's start: arrivals, stops, KV growth "
-        "and preemption (`Scheduler.grow_due`), preemptive priority. Each request's state is one record "
+        "Before them the executor calls `Scheduler.advance`, whose `at_start` does what time brings at an "
+        "iteration's start: arrivals, stops, KV growth and preemption (`Scheduler.grow_due`), preemptive priority; "
+        "these are not the plan's decisions. Each request's state is one record "
         "(`sim/core/request.py`, `RequestState`), and decode progress is counted lazily there "
         "(`DecodeRounds`). The plan the scheduler hands its executor, the simulator's cost model or the real "
         "engine's forward pass, is one `Iteration` (`sim/core/iteration.py`)."),

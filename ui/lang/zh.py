@@ -840,8 +840,8 @@ TEXTS = {
         "3. **在预算内接纳**：`plan_prefills`（进行中的 prefill 分块，先换回被换出的请求）和 "
         "`admit_waiting`（按策略顺序遍历队列，受 token 预算、序列上限、KV cache 和租户配额约束）。\n"
         "4. **组成 batch**：`form_batch`（CUDA graph 填充、注意力读取的上下文、之后有多少轮相同的迭代）。\n\n"
-        "在这之前，`before_iteration` 处理迭代开始时发生的事：到达、停止、KV 增长与抢占"
-        "（`Scheduler.grow_due`）、抢占式优先级。每个请求的状态是一条记录（`sim/core/request.py` 的 "
+        "在这之前，执行器先调用 `Scheduler.advance`，由 `at_start` 处理迭代开始时随时间发生的事：到达、停止、"
+        "KV 增长与抢占（`Scheduler.grow_due`）、抢占式优先级；这些不是计划的决定。每个请求的状态是一条记录（`sim/core/request.py` 的 "
         "`RequestState`），decode 进度在那里惰性计数（`DecodeRounds`）。调度器交给执行器（模拟器的代价模型"
         "或真实引擎的前向计算）的计划是一个 `Iteration`（`sim/core/iteration.py`）。"),
     "guide_fair": (
