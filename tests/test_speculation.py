@@ -1,8 +1,11 @@
 """Speculative decoding: drafts accepted or not, deterministic for the seed."""
+from random import Random
+
 import pytest
 
 from sim.core.config import Config, Policy
 from sim.core.engine import simulate
+from sim.core.policies import make_scheduler
 from sim.report.export import run_json
 from sim.report.metrics import compute
 from tests.scheduler_kit import emitted, per_tick, run, trace
@@ -41,3 +44,36 @@ def test_speculative_decoding_invariants(seed):
         assert step.decode_tokens == 4 * step.decode_sequences
     total = sum(len(t) for t in schedule.emitted())
     assert total == sum((s.decode_sequences + s.spec_accepted) * s.iterations for s in schedule.steps)
+
+
+def draws_ahead(scheduler, k: int) -> dict[int, list[float]]:
+    """Each request's next k draws, as a plan reads them."""
+    return {i: s.draws.drawn[s.draws.at:][:k] for i, s in enumerate(scheduler.states)}
+
+
+def test_a_plan_reads_its_draws_and_the_commit_uses_them():
+    """A plan only reads each decoder's draws ahead (planning it again reads the same); a step accepts the drafts
+    while their draws are under p, and its commit uses one draw a draft accepted and one for the draft rejected,
+    none past the request's last token."""
+    k, p = 3, 0.6
+    scheduler = make_scheduler(Policy(spec_tokens=k, spec_accept=p, seed=4), trace(*SPEC_ROWS), Config(16))
+    stream = {i: Random(4 * 1_000_003 + i) for i in range(3)}  # each request's own seeded stream
+    expected = {i: [rng.random() for _ in range(k)] for i, rng in stream.items()}
+    now, steps = 0, 0
+    while scheduler.remaining:
+        scheduler.advance(now)
+        ahead = draws_ahead(scheduler, k)
+        assert ahead == expected
+        made = {i: scheduler.rounds.made(s) for i, s in enumerate(scheduler.states)}
+        it = scheduler.plan(now)
+        assert draws_ahead(scheduler, k) == ahead  # (the plan drew none)
+        for i, n in dict(it.accepted).items():
+            most = min(k, SPEC_ROWS[i][3] - made[i] - 1)
+            assert n == next((m for m in range(most) if ahead[i][m] >= p), most)
+            used = n if n == most else n + 1
+            assert it.drawn[i] == used
+            expected[i] = expected[i][used:] + [stream[i].random() for _ in range(used)]
+            steps += 1
+        scheduler.commit(it, now, now + 1)
+        now += 1
+    assert steps > 10

@@ -123,7 +123,7 @@ class Continuous(Scheduler):
             it.decoding, it.stalled = ready[:fit], ready[fit:]
         it.decode_work = len(it.decoding) * work
         if work > 1:
-            it.accepted, it.finishing = self.speculate(it.decoding)
+            it.accepted, it.finishing, it.drawn = self.speculate(it.decoding)
         elif it.stalled or it.paused:
             it.finishing = self.finishing_now({*it.stalled, *it.paused})
         elif self.last_tokens[0][0] <= self.rounds.now:  # (else no decoder's last round has come)

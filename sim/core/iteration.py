@@ -24,6 +24,7 @@ class Iteration:
     stalled: Sequence[int] = ()  # decoders that hold a slot but do not decode in it
     paused: Sequence[int] = ()  # decoders that hold a slot but wait for their client to read (backpressure)
     accepted: Mapping[int, int] = ()  # speculative decoding: drafts accepted per request (empty without it)
+    drawn: Mapping[int, int] = ()  # and the draws each one's step read (sim.core.request.Draws: used up at commit)
     prefill_tokens: int = 0  # the sum of the prefill column
     decode_work: int = 0  # the decoders' token-work (k + 1 each with speculative decoding)
     padding: int = 0  # padded prompt positions and idle decode slots (static batching)

@@ -32,7 +32,7 @@ class RequestState:
     stop_at: float | None = None  # its cancel, timeout or client's disconnect, the earliest
     stop_reason: str = "cancelled"  # or "disconnected": its client went away
     swapped_blocks: int = 0  # blocks it has in host memory while swapped out
-    rng: random.Random | None = None  # speculative decoding: its own seeded draws
+    draws: Draws | None = None  # speculative decoding: its own seeded draws
 
     @property
     def prompt(self) -> int:
@@ -49,6 +49,30 @@ class RequestState:
         vLLM and nano-vllm. (In the teaching mode, where the first token comes from a decode, the first decode
         feeds the prompt's last token again: the same count.)"""
         return self.request.prompt + self.request.output - 1
+
+
+class Draws:
+    """Speculative decoding's draws for one request, from its own seeded stream, drawn ahead: a plan reads the
+    next ones, `drawn[at:]` (at least k), without drawing, and the commit of its step moves `at` past those it
+    read (`use`). A step reads at most k: one for each draft it accepts, and one for the draft it rejects."""
+    __slots__ = ("random", "k", "drawn", "at", "last")
+    AHEAD = 16  # draws made at a time, at least
+
+    def __init__(self, seed: int, k: int):
+        self.random, self.k, self.drawn, self.at = random.Random(seed).random, k, [], 0
+        self.more()
+
+    def use(self, n: int) -> None:
+        """A step read the next `n` draws."""
+        self.at += n
+        if self.at > self.last:
+            self.more()
+
+    def more(self) -> None:
+        """Draw more: the draws not read yet stay first, and k at least follow `at`."""
+        draw = self.random
+        self.drawn = self.drawn[self.at:] + [draw() for _ in range(max(self.k, self.AHEAD))]
+        self.at, self.last = 0, len(self.drawn) - self.k
 
 
 class Phases:

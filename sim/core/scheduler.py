@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import heapq
 import math
-import random
 from collections.abc import Sequence
 
 from ..trace.trace import Trace, check_budget
@@ -28,7 +27,7 @@ from .kv import blocks_for
 from .memory import Memory
 from .queue import NEVER, WaitQueue
 from .recording import Recorder
-from .request import RUNNING, STOP_EVENTS, SWAP_IN, SWAPPED, WAITING, DecodeRounds, Phases, RequestState
+from .request import RUNNING, STOP_EVENTS, SWAP_IN, SWAPPED, WAITING, DecodeRounds, Draws, Phases, RequestState
 from .schedule import RequestTimeline, Schedule, Segment, iteration_length
 from .stops import Stops
 from .stream import Streams
@@ -111,7 +110,7 @@ class Scheduler:
                                    disconnect_at=r.disconnect_at)
         s = self.states[i] = RequestState(i, r, timeline, r.prompt)
         if self.policy.spec_tokens:
-            s.rng = random.Random(self.policy.seed * 1_000_003 + (i if local is None else local))
+            s.draws = Draws(self.policy.seed * 1_000_003 + (i if local is None else local), self.policy.spec_tokens)
         self.remaining += 1
         return s
 
@@ -393,8 +392,12 @@ class Scheduler:
         if it.accepted:
             recorder.round_starts(start, end, it.repeat, (), opens=False)
             recorder.speculated(it.accepted, start, end, start + iteration_length(start, end, it.repeat))
+            adjust, drawn = self.rounds.adjust, it.drawn
             for i, n in it.accepted.items():
-                self.rounds.adjust(states[i], n)
+                s = states[i]
+                if n:
+                    adjust(s, n)
+                s.draws.use(drawn[i])
         else:  # (the first of iterations of their own lengths ends at ends[0])
             recorder.round_starts(start, *((it.ends[0], 1) if it.ends else (end, it.repeat)),
                                   set(waiting) if waiting else ())
@@ -553,27 +556,32 @@ class Scheduler:
         bucket = next((b for b in self.policy.graph_buckets if b >= batch), None)
         return 0 if bucket is None or batch == 0 else bucket - batch
 
-    def speculate(self, decoding) -> tuple[dict[int, int], list[int]]:
+    def speculate(self, decoding) -> tuple[dict[int, int], list[int], dict[int, int]]:
         """Draft tokens the target model accepts this step, per decoder: each of k is accepted with probability
-        p until the first rejection (one draw per step from the request's own seeded stream), never past its last
-        token; and the decoders whose step makes their last token."""
-        k, p, made = self.policy.spec_tokens, self.policy.spec_accept, self.rounds.made
-        accepted, finishing = {}, []
+        p until the first rejection (one draw per draft from the request's own seeded stream, read ahead:
+        `Draws`), never past its last token; the decoders whose step makes their last token; and the draws each
+        step read (commit uses them up)."""
+        k, p, states, round_now = self.policy.spec_tokens, self.policy.spec_accept, self.states, self.rounds.now
+        accepted, finishing, read = {}, [], {}
         for i in decoding:
-            s = self.states[i]
-            left = s.request.output - made(s) - 1  # tokens still to make after the step's own
-            n, most, rng = 0, min(k, left), s.rng  # (drawing on past its last token would change nothing)
-            while n < most and rng.random() < p:
+            s = states[i]
+            # tokens still to make after the step's own (DecodeRounds.made: a decoder's `since` is its round)
+            left = s.request.output - (s.made + round_now - s.since) - 1
+            n, most = 0, min(k, left)  # (a draw past its last token would change nothing)
+            draws, at = s.draws.drawn, s.draws.at
+            while n < most and draws[at + n] < p:
                 n += 1
             accepted[i] = n
+            read[i] = n if n == most else n + 1
             if n == left:
                 finishing.append(i)
-        return accepted, finishing
+        return accepted, finishing, read
 
     def settle(self, it: Iteration, accepted: dict[int, int]) -> None:
         """An executor that verifies the drafts itself (the real engine) replaces the plan's draws with the
         drafts each decoder accepted, before it commits `it`; the decoders whose step makes their last token are
-        found again (a prefill's sampled last token stays). The simulator's executor keeps the draws."""
+        found again (a prefill's sampled last token stays). The simulator's executor keeps the draws. Either way
+        the draws the plan read are used up at commit (`it.drawn`), so the streams go on as they were planned."""
         made, k, finishing = self.rounds.made, self.policy.spec_tokens, []
         for i in it.decoding:
             s = self.states[i]
