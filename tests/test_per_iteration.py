@@ -2,6 +2,7 @@
 token reads: the emitted times, their gaps, the CLI's JSON text, and the context the decode rounds keep. Over every
 scenario of tests/schedule_cases.py (every option, ticks, linear costs, profiles, experts, presets)."""
 import json
+import pickle
 from collections import Counter
 from dataclasses import replace
 
@@ -181,3 +182,60 @@ def test_a_plan_follows_an_advance_to_its_time_once(policy):
     scheduler.advance(1)
     with pytest.raises(RuntimeError, match="without advance"):
         scheduler.plan(2)
+
+
+class PlansChangeNothing:
+    """Wraps a scheduler's plan: a plan that brings nobody in (it prefills nobody and moves no request between
+    phases: no admission, swap-in or preemption for a chunk's blocks; static batching: the batch was formed
+    before it), leaves the scheduler's state as it was (pickled, bar the `advanced` mark the plan uses up).
+    nano-vllm's preset is left out: its decode step takes its decoders' blocks as it plans them, as
+    nano-vllm's does."""
+
+    def __init__(self, scheduler):
+        self.scheduler, self.plan, self.checked = scheduler, scheduler.plan, 0
+        self.due_waited = 0  # of the plans checked, those in which a decoder due to finish waited
+        scheduler.plan = self
+
+    def state(self) -> dict[str, bytes]:
+        """Each of the scheduler's fields, pickled (so that a change names its field)."""
+        return {k: pickle.dumps(v) for k, v in vars(self.scheduler).items()
+                if k not in ("advanced", "plan", "iteration_time")}  # (the last: a function of the scheduler)
+
+    def __call__(self, *args, **kwargs):
+        s = self.scheduler
+        formed, before, phases = s.policy.batching == "static" and bool(s.batch), self.state(), list(s.phases.of)
+        it = self.plan(*args, **kwargs)
+        if formed or s.policy.batching != "static" and not (it and it.prefill) and s.phases.of == phases:
+            after = self.state()
+            changed = [k for k in before.keys() | after.keys() if before.get(k) != after.get(k)]
+            assert not changed, f"a plan at {args[0]} with nobody to bring in changed {changed}"
+            self.checked += 1
+            waiting = {*(it.stalled if it else ()), *getattr(s, "paused", ())}  # (a plan of paused decoders alone
+            self.due_waited += bool(set(s.due) & waiting)  # runs nothing)
+        return it
+
+
+@pytest.mark.parametrize("chunk", range(4))
+def test_a_plan_with_nobody_to_bring_in_changes_nothing(chunk):
+    """Every scenario of the property tests (ticks and every cost model): every plan of theirs that brings nobody
+    in changes no state (the events of an iteration's start are `advance`'s; speculation's draws are used up, and
+    decoders due that waited noted again, at commit)."""
+    checked = 0
+    for trace, config, policy in CASES[chunk::4]:
+        if policy.preset != "nano-vllm":
+            plans = PlansChangeNothing(make_scheduler(policy, trace, config))
+            run(plans.scheduler)
+            checked += plans.checked
+    assert checked > 1000
+
+
+def test_a_plan_in_which_a_decoder_due_to_finish_waits_changes_nothing():
+    """Decoders whose last token is due wait for their client (one credit, a client reading half a token a tick):
+    the plans that pause them change nothing (they are noted again at commit), and each finishes once its client
+    has read enough."""
+    scheduler = make_scheduler(Policy(stream_credits=1), make_trace(("A", 0, 1, 3), ("B", 0, 1, 3), ("C", 0, 1, 3)),
+                               Config(8, read_rate=0.5))
+    plans = PlansChangeNothing(scheduler)
+    schedule = run(scheduler)
+    assert plans.due_waited > 0 and plans.checked >= 5
+    assert all(r.completion is not None for r in schedule.requests)

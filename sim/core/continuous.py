@@ -12,6 +12,8 @@ seed's four steps, one function each:
    an admitted request takes its slot and blocks as it is planned, as in vLLM's schedule());
 4. form the batch (`form_batch`: CUDA-graph padding, the context read, and how many identical iterations
    follow, `steady`, which changes nothing).
+Steps 1 and 4 only read (the decoders due to finish are found by `advance`, speculation's draws are made ahead
+and used up at commit); a plan changes state only where step 3 brings requests in.
 An option that is off costs the loop nothing: each is a check made once, at construction.
 """
 from __future__ import annotations
@@ -102,6 +104,8 @@ class Continuous(Scheduler):
         if self.priority_preempts:
             self.priority_preempt(now)
         self.paused = self.pause_for_clients(now) if self.credits and self.phases.decoding else ()
+        if self.overcommit:  # (after every preemption of the start)
+            self.memory.drop_stale(self.phases.decoding)
 
     def plan_decodes(self, it: Iteration, budget: int, use: dict) -> int:
         """Step 1: every decoder decodes (a speculative step of k + 1 token-work), unless its client is out of
@@ -126,7 +130,7 @@ class Continuous(Scheduler):
             it.accepted, it.finishing, it.drawn = self.speculate(it.decoding)
         elif it.stalled or it.paused:
             it.finishing = self.finishing_now({*it.stalled, *it.paused})
-        elif self.last_tokens[0][0] <= self.rounds.now:  # (else no decoder's last round has come)
+        elif self.due:  # (else no decoder's last round has come)
             it.finishing = self.finishing_now()
         if self.quotas:
             for i in it.decoding:

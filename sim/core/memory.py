@@ -169,12 +169,24 @@ class Memory:
                 return i
         return -1
 
-    def rounds_to_next_block(self, round_now: int, decoding: dict) -> int:
-        """Overcommit: decode rounds until a decoder needs another block."""
+    def noted(self, due: int, i: int, decoding: dict) -> bool:
+        """Whether a growth heap entry is decoder i's as now noted (else it is stale)."""
+        return i in decoding and due == self.states[i].block_round
+
+    def drop_stale(self, decoding: dict) -> None:
+        """Stale entries at the growth heap's top go (at an iteration's start), so a plan reads the next off it."""
         heap, states = self.block_due, self.states
         while heap and (heap[0][1] not in decoding or heap[0][0] != states[heap[0][1]].block_round):
             heapq.heappop(heap)
-        return heap[0][0] - round_now if heap else NEVER
+
+    def rounds_to_next_block(self, round_now: int, decoding: dict) -> int:
+        """Overcommit: decode rounds until a decoder needs another block (the heap's top is not stale after
+        `drop_stale`; should a plan have made it so, the first entry noted is found without taking any off)."""
+        heap = self.block_due
+        if heap and self.noted(*heap[0], decoding):
+            return heap[0][0] - round_now
+        noted = [due for due, i in heap if self.noted(due, i, decoding)]
+        return min(noted) - round_now if noted else NEVER
 
     # -- swap ---------------------------------------------------------------------------------------------------
     def swap_out(self, i: int, table: list[int] | None, held: int) -> None:

@@ -188,14 +188,22 @@ class DecodeRounds:
     def longest(self) -> int:
         """The longest context of a decoder (needs `states`; 0 without decoders). An entry of the heap is stale
         when its request stopped decoding or its key changed since (it was noted again then)."""
-        heap, states = self.tallest, self.states
-        while heap:
-            key, i = heap[0]
-            s = states[i]
-            if s.since is not None and s.since - s.request.prompt - s.made == key:
-                return self.now - key
+        heap = self.tallest
+        if heap and self.noted(*heap[0]):
+            return self.now - heap[0][0]
+        noted = [key for key, i in heap if self.noted(key, i)]  # (it takes nothing off the heap: drop_stale does)
+        return self.now - min(noted) if noted else 0
+
+    def noted(self, key: int, i: int) -> bool:
+        """Whether a heap entry is decoder i's key as now noted (else it is stale)."""
+        s = self.states[i]
+        return s.since is not None and s.since - s.request.prompt - s.made == key
+
+    def drop_stale(self) -> None:
+        """Stale entries at the heap's top go (at an iteration's start), so `longest` reads it off the top."""
+        heap = self.tallest
+        while heap and not self.noted(*heap[0]):
             heapq.heappop(heap)
-        return 0
 
 
 class Pauses:

@@ -91,6 +91,11 @@ class Scheduler:
             (config.read_rate if r.read_rate is None else r.read_rate) is not None for r in requests)
         self.routes = bool(config.moe.experts)
         self.last_tokens: list[tuple[int, int]] = []  # heap (decode round of its last token, request)
+        # the decoders whose last token comes from the coming decode round if they decode in it (`advance`), and
+        # whether the plan reads them (a speculative step finds its own)
+        self.due: Sequence[int] = ()
+        self.due_noted: dict[int, int] = {}  # the due ones, by the last round they were noted for (out of the heap)
+        self.notes_last = not policy.spec_tokens
         self.prefill_emits = config.first_token == "prefill"
         self.reads_context = config.cost.reads_context
         # The clock arrivals and stops are read on, when it is not the executor's (the real engine: arrivals in
@@ -135,6 +140,13 @@ class Scheduler:
         `now` (the real engine's iterations)."""
         self.clock, self.advanced = clock, now
         self.at_start(now)
+        heap = self.last_tokens
+        if self.notes_last and (self.due_noted or heap and heap[0][0] <= self.rounds.now):
+            self.due = self.last_rounds_due()
+        elif self.due:
+            self.due = ()
+        if self.rounds.states is not None:
+            self.rounds.drop_stale()
 
     def at_start(self, now: float) -> None:
         """The events of an iteration's start: arrivals and stops."""
@@ -277,6 +289,7 @@ class Scheduler:
             elif phase in RUNNING:
                 self.drop_running(i, now)
             self.end(i, when, s.stop_reason, STOP_EVENTS[s.stop_reason])
+        self.stops.drop_done()
 
     # -- membership and decoding ----------------------------------------------------------------------------
     def admit(self, i: int, now: float) -> None:
@@ -342,39 +355,65 @@ class Scheduler:
             self.rounds.stop(s)
         self.phases.done(i, leaves)
         self.remaining -= 1
+        if self.due_noted:
+            self.due_noted.pop(i, None)
 
     def expect_last(self, i: int) -> None:
-        """(Re)compute the decode round of decoder i's last token; its earlier heap entry becomes stale."""
+        """(Re)compute the decode round of decoder i's last token; its earlier heap entry becomes stale (and it is
+        due no more)."""
         s = self.states[i]
         s.last_round = self.rounds.now + s.output - self.generated(i) - 1
         heapq.heappush(self.last_tokens, (s.last_round, i))
+        if self.due_noted:
+            self.due_noted.pop(i, None)
 
-    def finishing_now(self, waiting: set[int] | None = None) -> list[int]:
-        """Decoders whose last token comes from the coming decode round. A heap entry is a decoder's last round
-        as of when it was noted: a round that passed it by since (a stall, a pause) only put it off, so an
-        entry found due may be early; it is noted again then, as is one `waiting` (not decoding in this
-        round). Entries of decoders that left or were noted again since are stale and skipped. (It takes the
-        entries it reads off the heap: it is called once an iteration, as the iteration is planned.)"""
-        heap, states, decoding, finishing, later = self.last_tokens, self.states, self.phases.decoding, {}, []
-        while heap and heap[0][0] <= self.rounds.now:
+    def noted(self, last: int, i: int) -> bool:
+        """Whether a heap entry is decoder i's last round as now noted (else it is stale: i left the decode
+        rounds, or was noted again since)."""
+        return last == self.states[i].last_round and i in self.phases.decoding
+
+    def last_rounds_due(self) -> list[int]:
+        """(At an iteration's start) the decoders whose last token comes from the coming decode round, if they
+        decode in it, in the order of their heap entries (last round, request). A heap entry is a decoder's last
+        round as of when it was noted: a round that passed it by since (a stall, a pause) only put it off, so an
+        entry found due may be early; it is noted again now. Stale entries are dropped. A due one leaves the heap
+        for `due_noted`, and stays there until its decoder finishes, leaves or is noted again (at commit, if it
+        waited)."""
+        heap, states, made, due, later = self.last_tokens, self.states, self.rounds.made, self.due_noted, []
+        decoding, now = self.phases.decoding, self.rounds.now
+        if due:
+            for i in [i for i, last in due.items() if last != states[i].last_round or i not in decoding]:
+                del due[i]
+        while heap and heap[0][0] <= now:
             last, i = heapq.heappop(heap)
             s = states[i]
-            if last != s.last_round or i not in decoding:
+            if last != s.last_round or i not in decoding:  # (stale)
                 continue
-            if (waiting and i in waiting) or self.rounds.made(s) + 1 < s.request.output:
+            if made(s) + 1 < s.request.output:
                 later.append(i)
             else:
-                finishing[i] = None  # an old entry can match again after a preemption: each request once
+                due[i] = last  # an old entry can match again after a preemption: each request once
         for i in later:
             self.expect_last(i)
-        return list(finishing)
+        while heap and (heap[0][0] != states[heap[0][1]].last_round or heap[0][1] not in decoding):
+            heapq.heappop(heap)  # (stale: a plan reads the next finish off the top)
+        return sorted(due, key=lambda i: (due[i], i)) if len(due) > 1 else list(due)
+
+    def finishing_now(self, waiting: set[int] | None = None) -> list[int]:
+        """Decoders whose last token comes from the coming decode round: of those due (`advance`), the ones still
+        decoding and not `waiting` (not decoding in this round)."""
+        decoding = self.phases.decoding
+        return [i for i in self.due if i in decoding and not (waiting and i in waiting)]
 
     def rounds_to_next_finish(self) -> int:
-        """Decode rounds until the next decoder makes its last token (stale heap entries dropped)."""
-        heap, states, decoding = self.last_tokens, self.states, self.phases.decoding
-        while heap and (heap[0][0] != states[heap[0][1]].last_round or heap[0][1] not in decoding):
-            heapq.heappop(heap)
-        return heap[0][0] - self.rounds.now if heap else NEVER
+        """Decode rounds until the next decoder makes its last token (read off the heap's top, or where that is
+        stale, a decoder left since, found without taking any entry off)."""
+        heap, now = self.last_tokens, self.rounds.now
+        due = [last for i, last in self.due_noted.items() if self.noted(last, i)]
+        if heap and self.noted(*heap[0]):
+            return min([heap[0][0], *due]) - now
+        noted = [last for last, i in heap if self.noted(last, i)] + due
+        return min(noted) - now if noted else NEVER
 
     # -- what a commit does ----------------------------------------------------------------------------------
     def commit_decodes(self, it: Iteration, start: float, end: float) -> None:
@@ -389,6 +428,11 @@ class Scheduler:
             return
         states = self.states
         waiting = (*it.stalled, *it.paused) if it.paused else it.stalled
+        if self.due and waiting:  # a decoder due to finish that waited is due at its next round, noted now
+            due = set(self.due)
+            for i in waiting:
+                if i in due:
+                    self.expect_last(i)
         if it.accepted:
             recorder.round_starts(start, end, it.repeat, (), opens=False)
             recorder.speculated(it.accepted, start, end, start + iteration_length(start, end, it.repeat))

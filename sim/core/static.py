@@ -29,7 +29,7 @@ class Static(Scheduler):
         self.planning(now)
         if not self.batch and not self.take_batch(now):
             return None
-        if self.next_prefill < len(self.batch) or self.padding_left:
+        if self.prefilling():
             return self.hand_over(self.plan_prefill())
         decoding = self.phases.decoding
         it = Iteration(decoding=list(decoding), decode_work=len(decoding), padding=len(self.idle),
@@ -73,28 +73,39 @@ class Static(Scheduler):
         self.padding_left = max(prompts) * len(prompts) - sum(prompts)
         return True
 
-    def plan_prefill(self) -> Iteration:
-        """The next tick of the padded batch prefill: real prompt tokens first, padding positions after.
-        Every member is listed, with the tokens it gets (maybe 0): it is in the batch prefill throughout."""
-        budget, tokens = self.config.token_budget, dict.fromkeys(self.batch, 0)
-        first = {i: 0 for i in self.batch}
-        while budget and self.next_prefill < len(self.batch):
-            i = self.batch[self.next_prefill]
-            take = min(self.requests[i].prompt - self.prefilled_now, budget)
-            first[i] = self.prefilled_now if not tokens[i] else first[i]
-            tokens[i] += take
+    def prefill_tick(self) -> tuple[list[tuple[int, int, int]], tuple[int, int], int]:
+        """The next tick of the padded batch prefill, from where it stands (it changes nothing): real prompt tokens
+        first, padding positions after. The members' prompt tokens it computes, in order (request, first position,
+        tokens), where the prefill stands after it (next_prefill, prefilled_now), and its padding positions."""
+        budget, takes, batch, requests = self.config.token_budget, [], self.batch, self.requests
+        next_prefill, prefilled_now = self.next_prefill, self.prefilled_now
+        while budget and next_prefill < len(batch):
+            i = batch[next_prefill]
+            take = min(requests[i].prompt - prefilled_now, budget)
+            takes.append((i, prefilled_now, take))
             budget -= take
-            self.prefilled_now += take
-            if self.prefilled_now == self.requests[i].prompt:
-                self.next_prefill, self.prefilled_now = self.next_prefill + 1, 0
-        padding = min(self.padding_left, budget)
-        self.padding_left -= padding
+            prefilled_now += take
+            if prefilled_now == requests[i].prompt:
+                next_prefill, prefilled_now = next_prefill + 1, 0
+        return takes, (next_prefill, prefilled_now), min(self.padding_left, budget)
+
+    def prefilling(self) -> bool:
+        """Whether the batch's padded prefill is still under way."""
+        return self.next_prefill < len(self.batch) or bool(self.padding_left)
+
+    def plan_prefill(self) -> Iteration:
+        """The next tick of the padded batch prefill (prefill_tick). Every member is listed, with the tokens it
+        gets (maybe 0): it is in the batch prefill throughout."""
+        takes, (next_prefill, _), padding = self.prefill_tick()
+        tokens, first = dict.fromkeys(self.batch, 0), dict.fromkeys(self.batch, 0)
+        for i, at, n in takes:  # (a member's prompt is walked once: it is met at most once a tick)
+            tokens[i], first[i] = n, at
         phase = self.phases.of
         member = {i for i in self.batch if phase[i] == PREFILL}  # a cancelled member's prompt is still
         gone = sum(n for i, n in tokens.items() if i not in member)  # computed in the padded batch: padding
         prefill = [(i, first[i], n) for i, n in tokens.items() if i in member]
         it = Iteration(prefill=prefill, padding=padding + gone, prefill_tokens=sum(n for _, _, n in prefill))
-        if self.next_prefill == len(self.batch) and not self.padding_left:
+        if next_prefill == len(self.batch) and padding == self.padding_left:
             it.prefill_done = [i for i in self.batch if i in member]
             if self.prefill_emits:
                 it.prefill_emits = list(it.prefill_done)
@@ -107,6 +118,9 @@ class Static(Scheduler):
         self.idle[i] = (now, self.recorder.iterations)
 
     def commit(self, it: Iteration, start: float, end: float) -> None:
+        if self.prefilling():  # (the tick `it` planned) the batch prefill moves on
+            _, (self.next_prefill, self.prefilled_now), padding = self.prefill_tick()
+            self.padding_left -= padding
         self.record_step(it, start, end)
         self.commit_decodes(it, start, end)
         self.commit_prefill(it, start, end)

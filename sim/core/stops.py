@@ -49,10 +49,18 @@ class Stops:
             heapq.heappush(heap, entry)
         return due
 
-    def next_stop(self) -> float | None:
-        """The earliest stop of a request not done yet: a run of identical iterations must not pass it (a
-        running request leaves at the first boundary after it; a waiting one leaving may unblock the queue)."""
+    def drop_done(self) -> None:
+        """The stops at the heap's top of requests done go (at an iteration's start), so a plan reads the next
+        stop off the top."""
         heap = self.heap
         while heap and self.phase[heap[0][1]] == DONE:
             heapq.heappop(heap)
-        return heap[0][0] if heap else None
+
+    def next_stop(self) -> float | None:
+        """The earliest stop of a request not done yet: a run of identical iterations must not pass it (a
+        running request leaves at the first boundary after it; a waiting one leaving may unblock the queue). It
+        takes nothing off the heap."""
+        heap, phase = self.heap, self.phase
+        if not heap or phase[heap[0][1]] != DONE:
+            return heap[0][0] if heap else None
+        return min((stop for stop, i in heap if phase[i] != DONE), default=None)
