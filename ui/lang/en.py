@@ -876,7 +876,7 @@ TEXTS = {
     "guide_fair_title": "A fair A/B comparison",
     "guide_hood_title": "Under the hood: the seed's four steps in sim's code",
     "guide_hood": (
-        "Every iteration of continuous batching is the seed's four steps. In `sim/core/policies.py`, "
+        "Every iteration of continuous batching is the seed's four steps. In `sim/core/continuous.py`, "
         "`Continuous.plan` calls them in order, one function each:\n"
         "1. **Decode the running requests**: `plan_decodes` (a speculative step with draft tokens; decoders stall "
         "when the budget cannot pay for all).\n"

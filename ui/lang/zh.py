@@ -832,7 +832,7 @@ TEXTS = {
     "guide_fair_title": "公平的 A/B 对比",
     "guide_hood_title": "深入代码：种子文档的四个步骤在 sim 中的位置",
     "guide_hood": (
-        "连续批处理的每一轮迭代都是种子文档的四个步骤。在 `sim/core/policies.py` 中，"
+        "连续批处理的每一轮迭代都是种子文档的四个步骤。在 `sim/core/continuous.py` 中，"
         "`Continuous.plan` 依次调用它们，每步一个函数：\n"
         "1. **运行中的请求 decode**：`plan_decodes`（投机解码的草稿 token；预算不够时部分 decoder 暂停）。\n"
         "2. **释放已完成的请求**：迭代运行之后的 `Continuous.commit`：输出最后一个 token 的请求离开 batch"
