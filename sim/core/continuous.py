@@ -226,7 +226,9 @@ class Continuous(Scheduler):
             return budget
         it.prefill.append((i, s.prefilled, take))
         it.prefill_tokens += take
-        if self.caches_prefixes:  # the blocks this chunk fills can be found from now on, as in vLLM
+        if self.caches_prefixes and self.memory.shares(i):  # the blocks this chunk fills can be found from now on,
+            # as in vLLM (a request's own blocks, which only it finds after a preemption, are remembered as it frees
+            # them: Memory.free)
             self.memory.remember(i, s.prefilled + take)
         if s.prefilled + take == s.target:
             it.prefill_done.append(i)

@@ -157,7 +157,14 @@ class PrefixCache(BlockManager):
         """`blocks` new blocks for `request`, the longest free first; a cached one forgets its key."""
         if blocks > self.free:
             raise RuntimeError(f"asked for {blocks} blocks with {self.free} free")
-        new, refs = [], self.refs
+        refs, fresh = self.refs, self._fresh
+        if not self._head and fresh + blocks <= self.num_blocks:  # all never used (so holding no key): a range
+            self._fresh += blocks
+            refs += [1] * blocks
+            new = list(range(fresh, fresh + blocks))
+            self._extend(request, new)
+            return new
+        new = []
         for _ in range(blocks):
             if self._head:
                 block, _ = self._head.popitem(last=False)

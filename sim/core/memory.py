@@ -104,6 +104,8 @@ class Memory:
         """The keys of the cached blocks waiting request i would share: the leading blocks of its prefill the
         prefix cache holds, but never all of it: then the last block is computed again, as vLLM's lookup stops
         a token short of the end (`keep_all`: all of it, as nano-vllm)."""
+        if not self.may_be_cached(i):
+            return []
         target = self.states[i].target
         keys = self.prefix.found(self.iter_block_keys(i, target))
         if keys and len(keys) * self.block_size >= target and not keep_all:
@@ -141,7 +143,20 @@ class Memory:
 
     def found_prefix(self, i: int) -> int:
         """Tokens of waiting request i's prefill the prefix cache holds now (what lpm orders by)."""
+        if not self.may_be_cached(i):
+            return 0
         return self.prefix.cached(self.iter_block_keys(i, self.states[i].target)) * self.block_size
+
+    def shares(self, i: int) -> bool:
+        """Whether request i's prompt has blocks other requests may compute too (hash_ids, or text: sim.core.
+        prefix). Else each of its keys is its own, which only it, once preempted, looks up."""
+        request = self.states[i].request
+        return request.hash_ids is not None or request.text is not None
+
+    def may_be_cached(self, i: int) -> bool:
+        """Whether a block of request i's can be in the prefix cache: it shares (`shares`), or it computed blocks
+        of its own before (it held blocks once, and was preempted). Else no look-up is made."""
+        return self.shares(i) or bool(self.states[i].timeline.kv)
 
     def block_keys(self, i: int, tokens: int, start: int = 0) -> list[object]:
         request: Request = self.states[i].request
