@@ -196,19 +196,23 @@ class PlansChangeNothing:
         self.due_waited = 0  # of the plans checked, those in which a decoder due to finish waited
         scheduler.plan = self
 
-    def state(self) -> dict[str, bytes]:
-        """Each of the scheduler's fields, pickled (so that a change names its field)."""
-        return {k: pickle.dumps(v) for k, v in vars(self.scheduler).items()
+    def fields(self) -> dict:
+        return {k: v for k, v in vars(self.scheduler).items()
                 if k not in ("advanced", "plan", "iteration_time")}  # (the last: a function of the scheduler)
+
+    def state(self) -> bytes:
+        """The scheduler's fields, pickled in one pass (its parts share the request states)."""
+        return pickle.dumps(self.fields())
 
     def __call__(self, *args, **kwargs):
         s = self.scheduler
         formed, before, phases = s.policy.batching == "static" and bool(s.batch), self.state(), list(s.phases.of)
         it = self.plan(*args, **kwargs)
         if formed or s.policy.batching != "static" and not (it and it.prefill) and s.phases.of == phases:
-            after = self.state()
-            changed = [k for k in before.keys() | after.keys() if before.get(k) != after.get(k)]
-            assert not changed, f"a plan at {args[0]} with nobody to bring in changed {changed}"
+            if self.state() != before:  # (which field: each pickled alone, against the state before)
+                old = pickle.loads(before)
+                changed = [k for k, v in self.fields().items() if pickle.dumps(v) != pickle.dumps(old.get(k))]
+                raise AssertionError(f"a plan at {args[0]} with nobody to bring in changed {changed}")
             self.checked += 1
             waiting = {*(it.stalled if it else ()), *getattr(s, "paused", ())}  # (a plan of paused decoders alone
             self.due_waited += bool(set(s.due) & waiting)  # runs nothing)
