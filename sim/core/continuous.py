@@ -9,11 +9,12 @@ seed's four steps, one function each:
    and frees its blocks);
 3. admit within the budgets (`plan_prefills`: chunks of prefills under way, swap-ins, then `admit_waiting`, the
    waiting queue in the policy's order, within the token budget, the slot limit, the KV cache and tenant quotas;
-   an admitted request takes its slot and blocks as it is planned, as in vLLM's schedule());
+   an admitted request's blocks are taken as it is planned, as in vLLM's schedule(), and it takes its slot at
+   commit: `Iteration.admitted`);
 4. form the batch (`form_batch`: CUDA-graph padding, the context read, and how many identical iterations
    follow, `steady`, which changes nothing).
 Steps 1 and 4 only read (the decoders due to finish are found by `advance`, speculation's draws are made ahead
-and used up at commit); a plan changes state only where step 3 brings requests in.
+and used up at commit); step 3 changes only the KV side (sim.core.iteration says what).
 An option that is off costs the loop nothing: each is a check made once, at construction.
 """
 from __future__ import annotations
@@ -152,7 +153,7 @@ class Continuous(Scheduler):
             if self.by_chunk and take > 0 and not self.chunk_room(it, i, s.prefilled + take, now):
                 hold = True
                 continue
-            budget = self.prefill(it, i, take, budget, use)
+            budget = self.prefill(it, i, s.prefilled, take, budget, use)
         if hold:
             return budget, hold
         if self.swaps:  # swapped-out requests come back first
@@ -179,12 +180,13 @@ class Continuous(Scheduler):
 
     def admit_waiting(self, it: Iteration, now: float, budget: int, use: dict) -> int:
         """Waiting requests in the policy's order, while the budget lasts and a slot is free: each that fits the
-        budget, its tenant's quota and the KV cache comes in and prefills (skipping those that do not fit,
-        unless the order blocks at the head)."""
-        queue, running, memory, states = self.queue, self.phases.running, self.memory, self.states
-        limit = self.seq_limit
+        budget, its tenant's quota and the KV cache is brought in (`it.admitted`: it takes its slot at commit)
+        and prefills, its blocks taken now (skipping those that do not fit, unless the order blocks at the
+        head)."""
+        queue, memory, states, admitted = self.queue, self.memory, self.states, []
+        slots = min(self.seq_limit - len(self.phases.running), queue.count)  # (most that can come in)
         checks, position = self.kv_cache or self.quotas, -1
-        while budget > 0 and len(running) < limit and queue.count:
+        while budget > 0 and len(admitted) < slots:
             rooms = [NEVER, *(self.tenant_room(t, use) for t in self.quota_tenants)] if self.quotas else None
             i, position = queue.next(budget, position, rooms)
             if i < 0:
@@ -194,15 +196,17 @@ class Continuous(Scheduler):
                 if queue.head_of_line:
                     break
                 continue
-            queue.remove(i)
-            self.admit(i, now)
+            admitted.append(i)
             s = states[i]
+            first = s.prefilled
             if self.kv_cache:  # (the tokens found in a prefix cache are not prefilled)
-                s.prefilled = max(s.prefilled, memory.take_prompt(i, None if self.by_chunk else self.kv_need(i), now))
-            take = min(s.target - s.prefilled, self.chunk, budget, room)
+                first = max(first, memory.take_prompt(i, None if self.by_chunk else self.kv_need(i), now))
+            take = min(s.target - first, self.chunk, budget, room)
             if self.by_chunk:  # the blocks of its first chunk (past what the prefix cache holds)
-                memory.take(i, s.prefilled + take, now)
-            budget = self.prefill(it, i, take, budget, use)
+                memory.take(i, first + take, now)
+            budget = self.prefill(it, i, first, take, budget, use)
+        if admitted:
+            it.admitted = admitted
         return budget
 
     def kv_short(self, i: int, budget: int) -> bool:
@@ -218,19 +222,19 @@ class Continuous(Scheduler):
         tokens = hit + min(s.target - hit, self.chunk, budget) if self.first_chunk else s.target
         return blocks_for(tokens, self.config.block_size) - held > memory.free_count
 
-    def prefill(self, it: Iteration, i: int, take: int, budget: int, use: dict) -> int:
-        """Request i prefills `take` tokens in this iteration (its prefill completes when they are its last; a
-        prefill the prefix cache held whole completes with none)."""
+    def prefill(self, it: Iteration, i: int, first: int, take: int, budget: int, use: dict) -> int:
+        """Request i prefills `take` tokens from position `first` in this iteration (its prefill completes when
+        they are its last; a prefill the prefix cache held whole completes with none)."""
         s = self.states[i]
-        if take <= 0 and s.prefilled < s.target:
+        if take <= 0 and first < s.target:
             return budget
-        it.prefill.append((i, s.prefilled, take))
+        it.prefill.append((i, first, take))
         it.prefill_tokens += take
         if self.caches_prefixes and self.memory.shares(i):  # the blocks this chunk fills can be found from now on,
             # as in vLLM (a request's own blocks, which only it finds after a preemption, are remembered as it frees
             # them: Memory.free)
-            self.memory.remember(i, s.prefilled + take)
-        if s.prefilled + take == s.target:
+            self.memory.remember(i, first + take)
+        if first + take == s.target:
             it.prefill_done.append(i)
             if self.prefill_emits:
                 it.prefill_emits = [*it.prefill_emits, i]
@@ -327,6 +331,8 @@ class Continuous(Scheduler):
 
     def commit(self, it: Iteration, start: float, end: float) -> None:
         """Record the iteration(s) that ran in [start, end) and move every request on."""
+        if it.admitted:  # step 3's admissions take their slots
+            self.bring_in(it, start)
         self.recorder.step(it, start, end, len(self.phases.running), self.memory.used if self.kv_cache else None)
         if it.swapped_out or it.swapped_in:
             self.memory.copies_made()
@@ -352,12 +358,13 @@ class Continuous(Scheduler):
         return self.swaps and any(self.phases.of[i] == SWAP_IN for i in self.phases.running)
 
     def quota_room(self, i: int, use: dict) -> int:
-        """Token-work request i's tenant may still use this iteration (quotas bind only with others running)."""
+        """Token-work request i's tenant may still use this iteration (quotas bind only with others running, or
+        brought in by this plan: `use`, the work planned so far, by tenant)."""
         return self.tenant_room(self.requests[i].tenant, use) if self.quotas else NEVER
 
     def tenant_room(self, tenant: str, use: dict) -> int:
         share = self.quotas.get(tenant)
-        if share is None or not self.phases.running:
+        if share is None or not (self.phases.running or use):
             return NEVER
         return max(0, math.ceil(share * self.config.token_budget) - use.get(tenant, 0))
 

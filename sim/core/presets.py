@@ -32,7 +32,10 @@ class FifoQueue:
         self.order.appendleft(i)
 
     def remove(self, i: int) -> None:
-        self.order.remove(i)
+        if self.order[0] == i:  # (those a prefill step brings in are the head's)
+            self.order.popleft()
+        else:
+            self.order.remove(i)
 
     @property
     def count(self) -> int:
@@ -88,15 +91,16 @@ class NanoVllm(Continuous):
         Scheduler.at_start(self, now)
 
     def prefill_step(self, it: Iteration, now: float) -> None:
-        budget, limit, waiting = self.config.token_budget, self.seq_limit, self.queue.order
-        while waiting and len(it.prefill) < limit:
-            s = self.states[waiting[0]]
-            if s.target > budget or self.memory.short(s.target):
+        """Waiting requests from the head come in (at commit: `it.admitted`), their blocks taken now."""
+        budget, admitted = self.config.token_budget, []
+        for i in self.queue.order:
+            s = self.states[i]
+            if len(admitted) == self.seq_limit or s.target > budget or self.memory.short(s.target):
                 break
-            i = waiting.popleft()
-            self.admit(i, now)
-            s.prefilled = max(s.prefilled, self.memory.take_prompt(i, s.target, now, keep_all=True))
-            budget = self.prefill(it, i, s.target - s.prefilled, budget, {})
+            admitted.append(i)
+            first = max(s.prefilled, self.memory.take_prompt(i, s.target, now, keep_all=True))
+            budget = self.prefill(it, i, first, s.target - first, budget, {})
+        it.admitted = admitted
 
     def decode_step(self, it: Iteration, now: float) -> None:
         order, decoding, memory, states = deque(self.phases.running), [], self.memory, self.states

@@ -292,6 +292,12 @@ class Scheduler:
         self.stops.drop_done()
 
     # -- membership and decoding ----------------------------------------------------------------------------
+    def bring_in(self, it: Iteration, now: float) -> None:
+        """(At commit) the waiting requests the plan brought in leave the queue and take their slots."""
+        for i in it.admitted:
+            self.queue.remove(i)
+            self.admit(i, now)
+
     def admit(self, i: int, now: float) -> None:
         """Request i takes a batch slot at `now`: its wait (queued or preempted) ends."""
         s = self.states[i]
@@ -459,8 +465,8 @@ class Scheduler:
         the request decodes from the next decode round on."""
         states = self.states
         self.recorder.prefills(it.prefill, start, end)
-        for i, _, tokens in it.prefill:
-            states[i].prefilled += tokens
+        for i, first, tokens in it.prefill:  # (first: past what a prefix cache held at admission)
+            states[i].prefilled = first + tokens
         for i in it.prefill_emits:
             states[i].made += 1
             self.recorder.prefill_emitted(i, end)

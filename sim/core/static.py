@@ -6,7 +6,7 @@ from ..trace.trace import Trace
 from .config import Config, Policy
 from .iteration import Iteration
 from .queue import NEVER
-from .request import PREFILL
+from .request import PREFILL, WAITING
 from .scheduler import Scheduler
 
 
@@ -20,17 +20,22 @@ class Static(Scheduler):
                  replica: str = ""):
         super().__init__(trace, config, policy, unit, replica)
         self.batch: list[int] = []
-        self.next_prefill = 0  # position in the batch of the prompt being prefilled
-        self.prefilled_now = 0  # tokens of that prompt already prefilled
-        self.padding_left = 0  # padded prompt positions not yet prefilled
+        # where the batch's padded prefill stands: the member whose prompt is being prefilled (its position in
+        # the batch), the tokens of that prompt already prefilled, and the padded positions not yet prefilled
+        self.progress = (0, 0, 0)
         self.idle: dict[int, tuple[float, int]] = {}  # done members: (when, iterations then)
 
     def plan(self, now: float, max_repeat: int = 1) -> Iteration | None:
         self.planning(now)
-        if not self.batch and not self.take_batch(now):
-            return None
+        if not self.batch:  # the next batch, which takes its slots at commit
+            batch = self.take_batch(now)
+            if not batch:
+                return None
+            it = self.plan_prefill(batch, self.prefill_start(batch))
+            it.admitted = batch
+            return self.hand_over(it)
         if self.prefilling():
-            return self.hand_over(self.plan_prefill())
+            return self.hand_over(self.plan_prefill(self.batch, self.progress))
         decoding = self.phases.decoding
         it = Iteration(decoding=list(decoding), decode_work=len(decoding), padding=len(self.idle),
                        finishing=self.finishing_now(), graph_padding=self.graph_padding(len(self.batch)))
@@ -44,41 +49,40 @@ class Static(Scheduler):
 
     def at_start(self, now: float) -> None:
         """What happens at an iteration's start: arrivals and stops; a batch whose last members were cancelled
-        ends."""
+        ends; with no batch, an order that changes as requests wait (aging) is made afresh."""
         super().at_start(now)
         if self.batch and len(self.idle) == len(self.batch):
             self.end_batch(now)
-
-    def take_batch(self, now: float) -> bool:
-        """The next batch: waiting requests in the policy's order while a slot is free and the KV cache can
-        reserve all each will hold. False when none waits."""
-        if self.queue.sorts:
+        if not self.batch and self.queue.sorts:
             self.queue.refresh(now)
-        position = -1
-        while len(self.batch) < self.seq_limit:
+
+    def take_batch(self, now: float) -> list[int]:
+        """The next batch: waiting requests in the policy's order while a slot is free and the KV cache can
+        reserve all each will hold (taken now: the plan's blocks). Empty when none waits."""
+        batch, position = [], -1
+        while len(batch) < min(self.seq_limit, self.queue.count):
             i, position = self.queue.next(NEVER - 1, position)
             if i < 0:
                 break
             need = self.states[i].peak_kv
             if self.memory.short(need):
                 break  # the batch is as large as the KV cache allows
-            self.queue.remove(i)
-            self.admit(i, now)
             self.memory.take(i, need, now)
-            self.batch.append(i)
-        if not self.batch:
-            return False
-        prompts = [self.requests[i].prompt for i in self.batch]
-        self.next_prefill, self.prefilled_now = 0, 0
-        self.padding_left = max(prompts) * len(prompts) - sum(prompts)
-        return True
+            batch.append(i)
+        return batch
 
-    def prefill_tick(self) -> tuple[list[tuple[int, int, int]], tuple[int, int], int]:
-        """The next tick of the padded batch prefill, from where it stands (it changes nothing): real prompt tokens
+    def prefill_start(self, batch: list[int]) -> tuple[int, int, int]:
+        """A new batch's prefill, before it starts: at its first member, with every padded position to come."""
+        prompts = [self.requests[i].prompt for i in batch]
+        return 0, 0, max(prompts) * len(prompts) - sum(prompts)
+
+    def prefill_tick(self, batch: list[int], progress: tuple[int, int, int]
+                     ) -> tuple[list[tuple[int, int, int]], tuple[int, int, int], int]:
+        """The next tick of the padded batch prefill, from `progress` (it changes nothing): real prompt tokens
         first, padding positions after. The members' prompt tokens it computes, in order (request, first position,
-        tokens), where the prefill stands after it (next_prefill, prefilled_now), and its padding positions."""
-        budget, takes, batch, requests = self.config.token_budget, [], self.batch, self.requests
-        next_prefill, prefilled_now = self.next_prefill, self.prefilled_now
+        tokens), the progress after it, and its padding positions."""
+        budget, takes, requests = self.config.token_budget, [], self.requests
+        next_prefill, prefilled_now, padding_left = progress
         while budget and next_prefill < len(batch):
             i = batch[next_prefill]
             take = min(requests[i].prompt - prefilled_now, budget)
@@ -87,26 +91,27 @@ class Static(Scheduler):
             prefilled_now += take
             if prefilled_now == requests[i].prompt:
                 next_prefill, prefilled_now = next_prefill + 1, 0
-        return takes, (next_prefill, prefilled_now), min(self.padding_left, budget)
+        padding = min(padding_left, budget)
+        return takes, (next_prefill, prefilled_now, padding_left - padding), padding
 
     def prefilling(self) -> bool:
         """Whether the batch's padded prefill is still under way."""
-        return self.next_prefill < len(self.batch) or bool(self.padding_left)
+        return self.progress[0] < len(self.batch) or bool(self.progress[2])
 
-    def plan_prefill(self) -> Iteration:
+    def plan_prefill(self, batch: list[int], progress: tuple[int, int, int]) -> Iteration:
         """The next tick of the padded batch prefill (prefill_tick). Every member is listed, with the tokens it
         gets (maybe 0): it is in the batch prefill throughout."""
-        takes, (next_prefill, _), padding = self.prefill_tick()
-        tokens, first = dict.fromkeys(self.batch, 0), dict.fromkeys(self.batch, 0)
+        takes, (next_prefill, _, padding_left), padding = self.prefill_tick(batch, progress)
+        tokens, first = dict.fromkeys(batch, 0), dict.fromkeys(batch, 0)
         for i, at, n in takes:  # (a member's prompt is walked once: it is met at most once a tick)
             tokens[i], first[i] = n, at
         phase = self.phases.of
-        member = {i for i in self.batch if phase[i] == PREFILL}  # a cancelled member's prompt is still
+        member = {i for i in batch if phase[i] in (PREFILL, WAITING)}  # a cancelled member's prompt is still
         gone = sum(n for i, n in tokens.items() if i not in member)  # computed in the padded batch: padding
         prefill = [(i, first[i], n) for i, n in tokens.items() if i in member]
         it = Iteration(prefill=prefill, padding=padding + gone, prefill_tokens=sum(n for _, _, n in prefill))
-        if next_prefill == len(self.batch) and padding == self.padding_left:
-            it.prefill_done = [i for i in self.batch if i in member]
+        if next_prefill == len(batch) and not padding_left:
+            it.prefill_done = [i for i in batch if i in member]
             if self.prefill_emits:
                 it.prefill_emits = list(it.prefill_done)
                 it.finishing = [i for i in it.prefill_done if self.requests[i].output == 1]
@@ -118,9 +123,11 @@ class Static(Scheduler):
         self.idle[i] = (now, self.recorder.iterations)
 
     def commit(self, it: Iteration, start: float, end: float) -> None:
+        if it.admitted:  # a new batch: its members take their slots
+            self.bring_in(it, start)
+            self.batch, self.progress = list(it.admitted), self.prefill_start(it.admitted)
         if self.prefilling():  # (the tick `it` planned) the batch prefill moves on
-            _, (self.next_prefill, self.prefilled_now), padding = self.prefill_tick()
-            self.padding_left -= padding
+            self.progress = self.prefill_tick(self.batch, self.progress)[1]
         self.record_step(it, start, end)
         self.commit_decodes(it, start, end)
         self.commit_prefill(it, start, end)
