@@ -15,7 +15,7 @@ from sim.core.engine import length, run
 from sim.core.memory import Memory
 from sim.core.policies import make_scheduler
 from sim.core.presets import NanoVllm
-from sim.core.request import RequestState
+from sim.core.request import RUNNING, RequestState
 from sim.core.schedule import IterationRun, RequestTimeline
 from sim.report.export import run_json, run_json_text, runs_json_text
 from sim.report.metrics import compute, gap_counts
@@ -205,13 +205,13 @@ WITHOUT_KV_SIDE = {**copyreg.dispatch_table, Memory: lambda memory: (str, ("the 
 
 class PlansChangeNothing:
     """Wraps a scheduler's plan and holds it to changing nothing but the KV side (pickled, bar the `advanced` mark
-    the plan uses up). Of the plans that move nobody between phases (the KV side's moves: a swap-in started, a
-    preemption for a chunk's blocks):
-    - without a KV cache, every one changes nothing, those that bring requests in (`admitted`: they take their
-      slots at commit) and a static batch's first included (`whole`);
-    - with one, every one changes nothing but the KV side (`besides_kv`), and one that prefills nobody (or a
-      static batch formed before it) nothing at all (`whole`; nano-vllm's decode step, which takes its decoders'
-      blocks as it plans them, as nano-vllm's does, is left out of this one)."""
+    the plan uses up). Of the plans that move nobody between phases (the KV side's one move: a preemption for a
+    chunk's blocks, or nano-vllm's decode step's for a block):
+    - without a KV cache, every one that starts no swap-in changes nothing, those that bring requests in
+      (`admitted`: they take their slots at commit) and a static batch's first included (`whole`);
+    - every one changes nothing but the KV side (`besides_kv`), and with a KV cache one that prefills and swaps
+      in nobody (or a static batch formed before it) nothing at all (`whole`; nano-vllm's decode step, which
+      takes its decoders' blocks as it plans them, as nano-vllm's does, is left out of this one)."""
 
     def __init__(self, scheduler):
         self.scheduler, self.plan = scheduler, scheduler.plan
@@ -248,11 +248,13 @@ class PlansChangeNothing:
         s = self.scheduler
         static, kv, phases = s.policy.batching == "static", s.kv_cache, list(s.phases.of)
         formed, before = static and bool(s.batch), self.state()
-        besides = self.state(kv_side=False) if kv else None
+        besides = self.state(kv_side=False) if kv or s.swaps else None
         it = self.plan(*args, **kwargs)
-        if s.phases.of != phases:  # a swap-in started, or a preemption for a chunk's blocks
-            return it
-        if not kv or formed or not static and not isinstance(s, NanoVllm) and not (it and it.prefill):
+        if any(old in RUNNING and new != old for old, new in zip(phases, s.phases.of)):
+            return it  # a preemption for a chunk's blocks (or nano-vllm's decode step's)
+        swaps_in = bool(it and it.swapping_in)  # (the copies back are the KV side's)
+        quiet = not static and not isinstance(s, NanoVllm) and not (it and it.prefill)  # (takes no blocks)
+        if formed or not swaps_in and (not kv or quiet):
             self.same(before, before, args[0])
             self.whole += 1
             self.admitting += bool(it and it.admitted)
@@ -267,8 +269,8 @@ class PlansChangeNothing:
 @pytest.mark.parametrize("chunk", range(4))
 def test_a_plan_changes_nothing_but_the_kv_side(chunk):
     """Every scenario of the property tests (ticks and every cost model): every plan changes nothing but the KV
-    side (the events of an iteration's start are `advance`'s; the requests a plan brings in take their slots,
-    speculation's draws are used up and decoders due that waited are noted again, at commit)."""
+    side (the events of an iteration's start are `advance`'s; the requests a plan brings in or back take their
+    slots, speculation's draws are used up and decoders due that waited are noted again, at commit)."""
     whole = besides_kv = admitting = 0
     for trace, config, policy in CASES[chunk::4]:
         plans = PlansChangeNothing(make_scheduler(policy, trace, config))

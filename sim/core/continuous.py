@@ -156,10 +156,13 @@ class Continuous(Scheduler):
             budget = self.prefill(it, i, s.prefilled, take, budget, use)
         if hold:
             return budget, hold
-        if self.swaps:  # swapped-out requests come back first
-            memory = self.memory
-            while len(phases.running) < self.seq_limit and (i := memory.next_swap_in()) >= 0:
-                self.swap_in(i, now)
+        if self.swaps:  # swapped-out requests come back first (their blocks taken now, their slots at commit)
+            memory, back = self.memory, []
+            while len(phases.running) + len(back) < self.seq_limit and (i := memory.next_swap_in()) >= 0:
+                memory.swap_in(i, now, self.config.swap_cost)
+                back.append(i)
+            if back:
+                it.swapping_in = back
             if memory.waiting_swapped():
                 return budget, hold  # the next waits for room (or a slot), and nothing queued passes it
         return self.admit_waiting(it, now, budget, use), hold
@@ -184,7 +187,7 @@ class Continuous(Scheduler):
         and prefills, its blocks taken now (skipping those that do not fit, unless the order blocks at the
         head)."""
         queue, memory, states, admitted = self.queue, self.memory, self.states, []
-        slots = min(self.seq_limit - len(self.phases.running), queue.count)  # (most that can come in)
+        slots = min(self.seq_limit - len(self.phases.running) - len(it.swapping_in), queue.count)
         checks, position = self.kv_cache or self.quotas, -1
         while budget > 0 and len(admitted) < slots:
             rooms = [NEVER, *(self.tenant_room(t, use) for t in self.quota_tenants)] if self.quotas else None
@@ -248,7 +251,7 @@ class Continuous(Scheduler):
         """Step 4: the batch as it runs: CUDA-graph padding of a decode-only batch, the context its attention
         reads, and how many identical iterations follow. None when nothing runs."""
         if not it.prefill:
-            if not it.decoding and not it.stalled and not self.swapping():
+            if not it.decoding and not it.stalled and not it.swapping_in and not self.swapping():
                 return None
             if not it.stalled and self.policy.graph_buckets:
                 it.graph_padding = self.graph_padding(it.decode)
@@ -275,7 +278,7 @@ class Continuous(Scheduler):
             return self.steady_reading(now, it, budget, repeat)
         length = self.config.cost.duration(0, it.decode + it.graph_padding, 0)
         repeat = self.steady_limit(now, length, repeat)
-        admissible = self.admissible_arrivals(budget)
+        admissible = self.admissible_arrivals(budget, len(it.swapping_in))
         when = admissible(now + repeat * length, True)
         return max(1, repeat) if when is None else self.steps_until(when, now, length)
 
@@ -287,7 +290,7 @@ class Continuous(Scheduler):
         request's return, an arrival that could get in), whose plan would see it."""
         cut = self.run_cut()
         cut = math.inf if cut is None else cut
-        admissible, time = self.admissible_arrivals(budget), self.iteration_time(it)
+        admissible, time = self.admissible_arrivals(budget, len(it.swapping_in)), self.iteration_time(it)
         ends = [now + time(0)]
         while len(ends) < repeat and ends[-1] < cut and admissible(ends[-1], False) is None:
             ends.append(ends[-1] + time(len(ends)))
@@ -295,14 +298,15 @@ class Continuous(Scheduler):
             it.ends = tuple(ends)
         return len(ends)
 
-    def admissible_arrivals(self, budget: int):
+    def admissible_arrivals(self, budget: int, coming: int = 0):
         """A look ahead at the arrivals to come, for `steady`: called with a time (`before` it, or by it), it says
         when the first of them that could be admitted with `budget`, or push a lower class out, arrives (None:
         none by then). Each call goes on from where the last stopped, and it changes nothing: the arrivals that
         could not get in join the queue at the next plan. (Whether a tenant's quota would let one in is not
-        worked out: the run is cut, to be planned afresh.)"""
+        worked out: the run is cut, to be planned afresh.) `coming`: the swapped-out requests the plan brings
+        back, which hold slots from its commit on."""
         running, queue, requests, phase = self.phases.running, self.queue, self.requests, self.phases.of
-        free = len(running) < self.seq_limit and not (self.swaps and self.memory.waiting_swapped())
+        free = len(running) + coming < self.seq_limit and not (self.swaps and self.memory.waiting_swapped())
         j, joined = self.arrived, 0  # joined: of the arrivals looked at, those that would join the queue
         states, routed = self.states, self.routed
 
@@ -331,7 +335,7 @@ class Continuous(Scheduler):
 
     def commit(self, it: Iteration, start: float, end: float) -> None:
         """Record the iteration(s) that ran in [start, end) and move every request on."""
-        if it.admitted:  # step 3's admissions take their slots
+        if it.admitted or it.swapping_in:  # step 3's swap-ins and admissions take their slots
             self.bring_in(it, start)
         self.recorder.step(it, start, end, len(self.phases.running), self.memory.used if self.kv_cache else None)
         if it.swapped_out or it.swapped_in:

@@ -4,11 +4,11 @@ it (the simulator's cost model, or the real engine's one batched forward pass) w
 The loop of every executor: `scheduler.advance(now)` (the events of the iteration's start); `it =
 scheduler.plan(now, ...)`; run `it` (`it.repeat` identical iterations); `scheduler.commit(it, start, end)`.
 A plan decides and commit does: the requests a plan brings in from the queue take their slots at commit
-(`admitted`). A plan changes only the KV side: the blocks it takes for what it plans (as vLLM's schedule()
-allocates slots before the model runs: the block tables the executor runs with), the swap-ins it starts and the
-preemptions a chunk's blocks force. Between plan and commit nothing in the scheduler changes; an executor that
-verifies speculative drafts itself (the real engine) says what it accepted with `scheduler.settle(it, accepted)`
-first.
+(`admitted`), and so do the swapped-out requests it brings back (`swapping_in`). A plan changes only the KV
+side: the blocks it takes for what it plans (as vLLM's schedule() allocates slots before the model runs: the
+block tables the executor runs with), the copies back it starts for a swap-in, and the preemptions a chunk's
+blocks force. Between plan and commit nothing in the scheduler changes; an executor that verifies speculative
+drafts itself (the real engine) says what it accepted with `scheduler.settle(it, accepted)` first.
 """
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ class Iteration:
     copies of what it names (lists, block tables as they were when it was planned), never the scheduler's own."""
     decoding: Collection[int] = ()  # requests that decode: one token each (or a speculative step)
     admitted: Sequence[int] = ()  # waiting requests it brings in (they take their slots when it commits)
+    swapping_in: Sequence[int] = ()  # swapped-out requests it brings back (their blocks taken, their slots at commit)
     prefill: list[tuple[int, int, int]] = field(default_factory=list)  # (request, first position, tokens)
     prefill_done: list[int] = field(default_factory=list)  # requests whose prompt this iteration completes
     prefill_emits: Sequence[int] = ()  # of those, the ones whose prefill samples a token

@@ -293,7 +293,10 @@ class Scheduler:
 
     # -- membership and decoding ----------------------------------------------------------------------------
     def bring_in(self, it: Iteration, now: float) -> None:
-        """(At commit) the waiting requests the plan brought in leave the queue and take their slots."""
+        """(At commit) the swapped-out requests the plan brought back take their slots, then the waiting ones it
+        brought in leave the queue and take theirs."""
+        for i in it.swapping_in:
+            self.swap_in(i, now)
         for i in it.admitted:
             self.queue.remove(i)
             self.admit(i, now)
@@ -541,12 +544,12 @@ class Scheduler:
                 self.queue.push(i, self.admission_cost(i))
 
     def swap_in(self, i: int, now: float) -> None:
-        """The next swapped-out request takes its slot and blocks back; the copy takes `swap_cost` time."""
+        """Swapped-out request i, whose blocks the plan took back (Memory.swap_in), takes its slot while the copy
+        runs (`swap_cost`)."""
         timeline = self.states[i].timeline
         timeline.add("swapped", timeline.segments[-1].end, now, 0)
         self.phases.swap_in(i)
         self.recorder.joined(i)
-        self.memory.swap_in(i, now, self.config.swap_cost)
         self.recorder.event(now, "swap_in", i)
 
     def swap_ins_done(self, now: float) -> None:
