@@ -191,16 +191,27 @@ def test_a_plan_follows_an_advance_to_its_time_once(policy):
 
 # What a plan may change, as vLLM's schedule() does: the KV side, the pool's blocks (the memory), the decode round
 # that needs a request's next block, and their record on each timeline
-KV_SIDE = {"kv", "queried", "cached", "recomputed", "block_round"}
+KV_SIDE = ("kv", "queried", "cached", "recomputed")  # (a timeline's; a request state's: block_round)
 
 
 def without_kv_side(value) -> tuple:
     """A request's timeline or state pickled as its fields, but those of the KV side."""
-    return tuple, (tuple(getattr(value, f.name) for f in fields(value) if f.name not in KV_SIDE),)
+    return tuple, (tuple(getattr(value, f.name) for f in fields(value)
+                         if f.name not in KV_SIDE and f.name != "block_round"),)
 
 
+# Picklers' tables: the state but the KV side, and the KV side alone (the memory names request states by index)
 WITHOUT_KV_SIDE = {**copyreg.dispatch_table, Memory: lambda memory: (str, ("the memory",)),
                    RequestTimeline: without_kv_side, RequestState: without_kv_side}
+KV_ALONE = {**copyreg.dispatch_table, RequestState: lambda state: (int, (state.index,))}
+
+
+def dumps(value, table: dict) -> bytes:
+    buffer = io.BytesIO()
+    pickler = pickle.Pickler(buffer)
+    pickler.dispatch_table = table
+    pickler.dump(value)
+    return buffer.getvalue()
 
 
 class PlansChangeNothing:
@@ -219,49 +230,41 @@ class PlansChangeNothing:
         self.due_waited = 0  # of the plans checked whole, those in which a decoder due to finish waited
         scheduler.plan = self
 
-    def fields(self) -> dict:
-        return {k: v for k, v in vars(self.scheduler).items()
-                if k not in ("advanced", "plan", "iteration_time")}  # (the last: a function of the scheduler)
+    def state(self) -> tuple[bytes, bytes]:
+        """The scheduler's fields but the KV side, pickled in one pass (its parts share the request states), and the
+        KV side alone: the memory, and each request's KV fields."""
+        s = self.scheduler
+        kept = {k: v for k, v in vars(s).items() if k not in ("advanced", "plan", "iteration_time")}  # (the last:
+        # a function of the scheduler)
+        kv = [x and (x.block_round, *(getattr(x.timeline, f) for f in KV_SIDE)) for x in s.states]
+        return dumps(kept, WITHOUT_KV_SIDE), dumps((s.memory, kv), KV_ALONE)
 
-    @staticmethod
-    def dumps(value, kv_side: bool = True) -> bytes:
-        buffer = io.BytesIO()
-        pickler = pickle.Pickler(buffer)
-        if not kv_side:
-            pickler.dispatch_table = WITHOUT_KV_SIDE
-        pickler.dump(value)
-        return buffer.getvalue()
-
-    def state(self, kv_side: bool = True) -> bytes:
-        """The scheduler's fields, pickled in one pass (its parts share the request states)."""
-        return self.dumps(self.fields(), kv_side)
-
-    def same(self, before: bytes, whole: bytes, when: float, kv_side: bool = True) -> None:
-        """The state is as `before` (pickled with or without the KV side); `whole`: the state before, all of it."""
-        if self.state(kv_side) != before:  # (which field: each pickled alone, against the state before)
-            old = pickle.loads(whole)
-            changed = [k for k, v in self.fields().items()
-                       if self.dumps(v, kv_side) != self.dumps(old.get(k), kv_side)]
+    def same(self, before: tuple[bytes, bytes], when: float, kv_side: bool = True) -> None:
+        """The state is as `before`, the KV side too if `kv_side`; else the fields that changed are named."""
+        after = self.state()
+        if after[0] != before[0] or kv_side and after[1] != before[1]:
+            old, new = pickle.loads(before[0]), pickle.loads(after[0])  # (each field read back, to compare alone)
+            changed = [k for k in new if pickle.dumps(new[k]) != pickle.dumps(old.get(k))]
+            changed += ["the KV side"] if kv_side and after[1] != before[1] else []
             raise AssertionError(f"a plan at {when} changed {changed}" + ("" if kv_side else " (besides the KV side)"))
 
     def __call__(self, *args, **kwargs):
         s = self.scheduler
         static, kv, phases = s.policy.batching == "static", s.kv_cache, list(s.phases.of)
         formed, before = static and bool(s.batch), self.state()
-        besides = self.state(kv_side=False) if kv or s.swaps else None
         it = self.plan(*args, **kwargs)
         if any(old in RUNNING and new != old for old, new in zip(phases, s.phases.of)):
             return it  # a preemption for a chunk's blocks (or nano-vllm's decode step's)
         swaps_in = bool(it and it.swapping_in)  # (the copies back are the KV side's)
         quiet = not static and not isinstance(s, NanoVllm) and not (it and it.prefill)  # (takes no blocks)
         if formed or not swaps_in and (not kv or quiet):
-            self.same(before, before, args[0])
+            self.same(before, args[0])
             self.whole += 1
             self.admitting += bool(it and it.admitted)
             waiting = {*(it.stalled if it else ()), *getattr(s, "paused", ())}  # (a plan of paused decoders alone
             self.due_waited += bool(set(s.due) & waiting)  # runs nothing)
         else:
-            self.same(besides, before, args[0], kv_side=False)
+            self.same(before, args[0], kv_side=False)
             self.besides_kv += 1
         return it
 
