@@ -32,10 +32,7 @@ class FifoQueue:
         self.order.appendleft(i)
 
     def remove(self, i: int) -> None:
-        if self.order[0] == i:  # (those a prefill step brings in are the head's)
-            self.order.popleft()
-        else:
-            self.order.remove(i)
+        self.order.remove(i)  # (those a prefill step brings in are found at the head)
 
     @property
     def count(self) -> int:
