@@ -12,7 +12,7 @@ seed's four steps, one function each:
    an admitted request's blocks are taken as it is planned, as in vLLM's schedule(), and it takes its slot at
    commit: `Iteration.admitted`);
 4. form the batch (`form_batch`: CUDA-graph padding, the context read, and how many identical iterations
-   follow, `steady`, which changes nothing).
+   follow, `steady`, which changes nothing: a run ends with the iteration in which its next decoders finish).
 Steps 1 and 4 only read (the decoders due to finish are found by `advance`, speculation's draws are made ahead
 and used up at commit); step 3 changes only the KV side (sim.core.iteration says what).
 An option that is off costs the loop nothing: each is a check made once, at construction.
@@ -270,17 +270,23 @@ class Continuous(Scheduler):
     def steady(self, now: float, it: Iteration, budget: int, max_repeat: int) -> int:
         """How many iterations, from this pure-decode one, stay identical: until a request finishes or needs
         a block, a running request's cancel lands, a swap-in ends, or an arrival could be admitted. It changes
-        nothing: the arrivals before then that could not get in arrive at the next plan."""
-        repeat = min(max_repeat, self.rounds_to_next_finish())
+        nothing: the arrivals before then that could not get in arrive at the next plan. The run may end with the
+        iteration in which the next decoders finish (`it.finishing`: they leave at its commit)."""
+        finish = self.rounds_to_next_finish()
+        last = self.last_of_run(finish)
+        repeat = min(max_repeat, finish + 1 if last else finish)
         if self.overcommit:
             repeat = min(repeat, self.memory.rounds_to_next_block(self.rounds.now, self.phases.decoding))
         if self.reads_context:
-            return self.steady_reading(now, it, budget, repeat)
-        length = self.config.cost.duration(0, it.decode + it.graph_padding, 0)
-        repeat = self.steady_limit(now, length, repeat)
-        admissible = self.admissible_arrivals(budget, len(it.swapping_in))
-        when = admissible(now + repeat * length, True)
-        return max(1, repeat) if when is None else self.steps_until(when, now, length)
+            repeat = self.steady_reading(now, it, budget, repeat)
+        else:
+            length = self.config.cost.duration(0, it.decode + it.graph_padding, 0)
+            repeat = self.steady_limit(now, length, repeat)
+            when = self.admissible_arrivals(budget, len(it.swapping_in))(now + repeat * length, True)
+            repeat = max(1, repeat) if when is None else self.steps_until(when, now, length)
+        if last and repeat == finish + 1:
+            it.finishing = last
+        return repeat
 
     def steady_reading(self, now: float, it: Iteration, budget: int, repeat: int) -> int:
         """`steady` under a latency model whose iterations read more context each round: up to `repeat`

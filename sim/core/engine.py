@@ -215,6 +215,7 @@ class Runner:
             if it.ends:
                 it.ends = it.ends[:repeat] if repeat > 1 else ()
             it.repeat = repeat
+            it.finishing = []  # (a run's last iteration, where its decoders finish, is not among them)
             end = it.ends[-1] if it.ends else start + self.length(it) * repeat  # (as the loop times it)
         self.commit(it, start, end)
 

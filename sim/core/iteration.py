@@ -26,7 +26,7 @@ class Iteration:
     prefill: list[tuple[int, int, int]] = field(default_factory=list)  # (request, first position, tokens)
     prefill_done: list[int] = field(default_factory=list)  # requests whose prompt this iteration completes
     prefill_emits: Sequence[int] = ()  # of those, the ones whose prefill samples a token
-    finishing: list[int] = field(default_factory=list)  # requests whose last token this iteration emits
+    finishing: list[int] = field(default_factory=list)  # requests whose last token it emits (a run's last iteration)
     stalled: Sequence[int] = ()  # decoders that hold a slot but do not decode in it
     paused: Sequence[int] = ()  # decoders that hold a slot but wait for their client to read (backpressure)
     accepted: Mapping[int, int] = ()  # speculative decoding: drafts accepted per request (empty without it)

@@ -424,6 +424,24 @@ class Scheduler:
         noted = [last for last, i in heap if self.noted(last, i)] + due
         return min(noted) - now if noted else NEVER
 
+    def last_of_run(self, rounds: int) -> list[int]:
+        """The decoders whose last token comes `rounds` decode rounds from now (`rounds_to_next_finish`'s), in
+        request order, as that round's plan would find them due: a run of identical iterations may end with that
+        round, and they finish at its commit. A noted round found early (a stall put it off since) is not one:
+        that round's plan notes it again."""
+        if not 0 < rounds < NEVER:
+            return []
+        heap, states, made = self.last_tokens, self.states, self.rounds.made
+        target, found, nodes = self.rounds.now + rounds, set(), [0]
+        while nodes:  # (the heap's entries at `target` or before it: a subtree at its root)
+            n = nodes.pop()
+            if n < len(heap) and heap[n][0] <= target:
+                last, i = heap[n]
+                if last == target and self.noted(last, i) and made(states[i]) + rounds + 1 >= states[i].request.output:
+                    found.add(i)
+                nodes += (2 * n + 1, 2 * n + 2)
+        return sorted(found)
+
     # -- what a commit does ----------------------------------------------------------------------------------
     def commit_decodes(self, it: Iteration, start: float, end: float) -> None:
         """Move the decode round on: lazily for everyone, plus the extra tokens of speculative steps; decoders
