@@ -574,9 +574,33 @@ def lesson_layout(title: str, cost: str, height: int) -> dict:
     return layout
 
 
+# Markers alone are thinned to one in each cell of this grid over the plot (about 2 px at the page's widths,
+# under a 5 px marker): thousands of points (an iteration each) drawn as SVG would cost the browser seconds.
+MARKER_GRID = (500, 150)
+
+
+def thinned(xs: list, ys: list) -> tuple[list, list]:
+    """The first point of each cell of MARKER_GRID over the points' ranges, in their order: what a marker plot of
+    them shows, with as many markers as the plot has cells to tell apart."""
+    if len(xs) <= MARKER_GRID[0]:
+        return xs, ys
+    (x0, x1), (y0, y1) = (min(xs), max(xs)), (min(ys), max(ys))
+    wide, high = (x1 - x0) / MARKER_GRID[0] or 1, (y1 - y0) / MARKER_GRID[1] or 1
+    seen, kept = set(), []
+    for k, (x, y) in enumerate(zip(xs, ys)):
+        cell = (int((x - x0) / wide), int((y - y0) / high))
+        if cell not in seen:
+            seen.add(cell)
+            kept.append(k)
+    return [xs[k] for k in kept], [ys[k] for k in kept]
+
+
 def series_chart(series: list[tuple[str, list, list]], title: str, cost: str, x_title: str, y_title: str,
                  mode: str = "lines+markers", height: int = 340) -> go.Figure:
-    """One line (or set of markers) a series, named by the cost it shows (`cost`: the figure, in words)."""
+    """One line (or set of markers) a series, named by the cost it shows (`cost`: the figure, in words). Markers
+    alone are drawn `thinned`."""
+    if mode == "markers":
+        series = [(name, *thinned(xs, ys)) for name, xs, ys in series]
     data = [{"type": "scatter", "name": plotly_text(name), "x": xs, "y": ys, "mode": mode,
              "line": {"color": color}, "marker": {"color": color, "size": 7 if "lines" in mode else 5}}
             for color, (name, xs, ys) in zip(SERIES_COLORS * 2, series)]

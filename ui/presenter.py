@@ -21,6 +21,14 @@ ROOT_PX = 21  # the root font size in presenter mode (Streamlit's own is 16)
 # (page()) reaches it: the grids drawn then read the larger size. (One rule holds in either mode: a link in a
 # page wraps its label over as many lines as it takes, where Streamlit would cut it at the line's end.)
 ON = f":root:has(.st-key-w_{STATE_KEY} input:checked)"  # the switch's own widget key (see switch())
+OFF = f":root:has(.st-key-w_{STATE_KEY} input:not(:checked))"
+# The page as the other mode drew it is hidden the moment the switch turns, until the rerun replaces it, so that
+# its charts are not drawn again at the new sizes first (What it costs: 13 s to 8 s for the switch in headless
+# Chromium). In presenter mode the page is in the container keyed PAGE_KEY (page()); in plain mode its elements
+# are the main block's own (its columns and containers stay: a rule that told them from the presenter container,
+# with :has(), made each of Plotly's text measurements restyle the page, and the switch three times as slow).
+PAGE_KEY = "presenter_page"
+MAIN = '[data-testid="stMainBlockContainer"] > [data-testid="stVerticalBlock"]'
 CSS = f"""<style>
 {ON} {{ font-size: {ROOT_PX}px; }}
 {ON} [data-testid="stMarkdownContainer"] :is(p, li, td, th), {ON} [data-testid="stCaptionContainer"],
@@ -32,6 +40,7 @@ CSS = f"""<style>
   white-space: normal; overflow: visible; text-overflow: clip;
 }}
 {ON} [data-testid="stMainBlockContainer"] {{ padding: 4rem 1.5rem 4rem; }}
+{ON} {MAIN} > [data-testid="stElementContainer"], {OFF} .st-key-{PAGE_KEY} {{ display: none; }}
 [data-testid="stMain"] [data-testid="stPageLink-NavLink"] :is(span, div, p) {{
   white-space: normal; overflow: visible; text-overflow: clip;
 }}
@@ -73,7 +82,7 @@ def style() -> None:
 def page():
     """Where the page is drawn: one level down in presenter mode, so that turning the mode on or off draws each
     element afresh (a data grid reads its font size only when it is first drawn)."""
-    return st.container() if on() else nullcontext()
+    return st.container(key=PAGE_KEY) if on() else nullcontext()
 
 
 def options(label: str):
