@@ -6,7 +6,7 @@ import json
 import plotly.graph_objects as go
 import plotly.io
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sim.core.config import Config, Policy
@@ -242,3 +242,27 @@ def test_past_its_point_limit_the_kv_chart_marks_each_bin_with_events_once_with_
     assert list(markers.x) == [(k + 0.5) * width for k in range(10) if counts[k]]
     assert list(markers.customdata) == [n for n in counts if n] and sum(markers.customdata) == len(times)
     assert "in this bin of" in markers.hovertemplate
+
+
+@settings(max_examples=25)
+@given(st.lists(st.tuples(st.integers(0, 10_000), st.integers(0, 1_000)), min_size=400, max_size=900))
+def test_thinned_markers_draw_the_same_picture_in_fewer_points(points):
+    """A marker plot's points, thinned: some of them, in their order, and every point within one cell of
+    MARKER_GRID (about 2 px, under a 5 px marker) of a kept one; a few points stay as they are."""
+    xs, ys = [x for x, _ in points], [y for _, y in points]
+    kept = list(zip(*charts.thinned(xs, ys))) if points else []
+    if len(points) <= charts.MARKER_GRID[0]:
+        assert kept == points
+        return
+    left = iter(points)
+    assert all(point in left for point in kept)  # a subsequence
+    wide = (max(xs) - min(xs)) / charts.MARKER_GRID[0]
+    high = (max(ys) - min(ys)) / charts.MARKER_GRID[1]
+    assert all(any(abs(x - a) <= wide and abs(y - b) <= high for a, b in kept) for x, y in points)
+
+
+def test_thinning_keeps_a_dense_plots_points_to_its_cells():
+    xs = [k % 1000 for k in range(20_000)]
+    ys = [k % 7 for k in range(20_000)]
+    kept_x, kept_y = charts.thinned(xs, ys)
+    assert len(set(zip(kept_x, kept_y))) == len(kept_x) <= (charts.MARKER_GRID[0] + 1) * 7  # (x = 999: a cell more)
