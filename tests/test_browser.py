@@ -192,26 +192,6 @@ def metric(page, label: str):
 
 SEED_CELLS = [[str(value) for value in row] for row in SEED_ROWS]  # A, B, C as the grids show them
 
-PAGES = {  # path: (English title, Chinese title)
-    "/": ("The batching classroom", "批处理课堂"),
-    "/worked_example": ("Worked example", "示例推演"),
-    "/trace_lab": ("Trace lab", "Trace 实验室"),
-    "/metrics_guide": ("Metrics guide", "指标指南"),
-    "/many_servers": ("Many servers: routers and prefill/decode disaggregation", "多台服务器：路由与预填充/解码分离"),
-    "/planner": ("Plan a fleet: how many GPUs does this trace need?", "规划集群：这条 trace 需要多少块 GPU？"),
-}
-
-
-@pytest.mark.parametrize("locale", ["en-US", "zh-CN"])
-@pytest.mark.parametrize("path", list(PAGES), ids=lambda path: path.strip("/") or "home")
-def test_page_opens_with_a_chart_and_no_exception(open_page, path, locale):
-    page = open_page(path, locale)
-    english, chinese = PAGES[path]
-    expect(title(page)).to_have_text(chinese if locale.startswith("zh") else english)
-    expect(page.locator('[data-testid="stPlotlyChart"] .main-svg').first).to_be_visible(timeout=TIMEOUT_MS)
-    no_exception(page)
-
-
 def test_the_language_switch_turns_a_page_chinese(open_page):
     page = open_page("/trace_lab")
     expect(title(page)).to_have_text("Trace lab")

@@ -18,7 +18,7 @@ import time
 import pytest
 
 from kit.browser_kit import CHROMIUM, CHROMIUM_ARGS, ROOT, streamlit_server
-from tests.test_browser import SCREENSHOTS, browser, server, wait_idle  # noqa: F401 (its fixtures)
+from tests.test_browser import SCREENSHOTS, browser, server, title, wait_idle  # noqa: F401 (its fixtures)
 from ui.presenter import MIN_FONT_PX
 
 playwright_api = pytest.importorskip("playwright.sync_api")
@@ -30,6 +30,14 @@ LOCALES = {"en": "en-US", "zh": "zh-CN"}
 TIMEOUT_MS = 90_000  # the capacity lab's first-visit sweep takes several seconds, more on a busy machine
 SETTLE_S = 0.3  # the page's geometry must stay the same over three polls this far apart
 PAGES = {("/" if file.stem == "home" else f"/{file.stem}") for file in (ROOT / "pages").glob("*.py")}
+TITLES = {  # path: (English title, Chinese title), of the pages that open with a chart
+    "/": ("The batching classroom", "批处理课堂"),
+    "/worked_example": ("Worked example", "示例推演"),
+    "/trace_lab": ("Trace lab", "Trace 实验室"),
+    "/metrics_guide": ("Metrics guide", "指标指南"),
+    "/many_servers": ("Many servers: routers and prefill/decode disaggregation", "多台服务器：路由与预填充/解码分离"),
+    "/planner": ("Plan a fleet: how many GPUs does this trace need?", "规划集群：这条 trace 需要多少块 GPU？"),
+}
 
 # Shared by the checks: what is drawn (a hidden tab's or a folded expander's elements have no boxes), a short name
 # for a table (its key, the heading it is under, its first column headers) and a chart (its title, else its heading).
@@ -188,11 +196,13 @@ def settle(page, where: str) -> None:
 
 
 def layout_problems(browser, base: str, path: str, language: str, viewport: dict = VIEWPORT,
-                    click: str | None = None, modes: tuple[bool, ...] = (False,)) -> list[str]:
+                    click: str | None = None, modes: tuple[bool, ...] = (False,), heading: str | None = None
+                    ) -> list[str]:
     """Open `path` in `language` at `viewport` (with a click on the button of key `click`) and return the checks'
     problems in each of `modes` in turn (False: plain; True: presenter mode, switched on where the page stands,
     as a teacher does), a screenshot kept of each with any. One page serves both modes: a second load would only
-    draw the plain page again."""
+    draw the plain page again. `heading`: the page's title in the language, and a chart drawn on it, checked too
+    in each mode."""
     shown = path.split("?")[0] + (" (a link)" if "?" in path else "")  # (a share link's query is long)
     size = f"{language} · {viewport['width']}×{viewport['height']}"
     context = browser.new_context(locale=LOCALES[language], viewport=viewport)
@@ -213,6 +223,12 @@ def layout_problems(browser, base: str, path: str, language: str, viewport: dict
             raised = page.get_by_test_id("stException").all_inner_texts()  # a broken page is no layout to judge
             found = [f"{where}: the page raised {' '.join(text.split())[:300]}" for text in raised]
             found += page.evaluate(CHECKS, where)
+            if heading is not None:
+                shown_title = title(page).inner_text()
+                if shown_title != heading:
+                    found.append(f"{where}: the title is {shown_title!r}, not {heading!r}")
+                if not page.locator('[data-testid="stPlotlyChart"] .main-svg').count():
+                    found.append(f"{where}: no chart is drawn")
             if presenting:
                 found += page.evaluate(PRESENTER_CHECKS, [where, MIN_FONT_PX, click is None])
             if found:
@@ -231,8 +247,11 @@ def layout_problems(browser, base: str, path: str, language: str, viewport: dict
 @pytest.mark.parametrize("path", sorted(PAGES), ids=lambda path: path.strip("/") or "home")
 def test_the_page_fits_the_screen(server, browser, path, language, viewport):  # noqa: F811 (fixtures)
     """Every page in both languages at both sizes, plain and then in presenter mode (where every chart's text is
-    at least 18 px and the first chart is within the first screen)."""
-    problems = layout_problems(browser, server, path, language, VIEWPORTS[viewport], modes=(False, True))
+    at least 18 px and the first chart is within the first screen); a page of TITLES opens with its title in the
+    language and a chart."""
+    heading = TITLES[path][language == "zh"] if path in TITLES else None
+    problems = layout_problems(browser, server, path, language, VIEWPORTS[viewport], modes=(False, True),
+                               heading=heading)
     assert not problems, json.dumps(problems, ensure_ascii=False, indent=1)
 
 
