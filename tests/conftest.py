@@ -1,4 +1,5 @@
-"""Shared test helpers: where ../shared lives, small trace builders, and a check of every table a page draws."""
+"""Shared test helpers: where ../shared lives, small trace builders, a check of every table a page draws, and the
+browser tests' app server and Chromium (one each for the session)."""
 import json
 import os
 from pathlib import Path
@@ -15,6 +16,33 @@ def kept_profiles(tmp_path_factory):
     """This machine's cost profiles are kept in the session's own folder (gpu_demo.profile.kept_dir): the first
     comparison of the session profiles the machine, as on a first visit, and a user's own are never touched."""
     os.environ["CLASSROOM_PROFILES"] = str(tmp_path_factory.mktemp("profiles"))
+
+
+@pytest.fixture(scope="session")
+def server():
+    """`streamlit run app.py` on a free port, one for the session's browser tests (its start warms every page's
+    first visit: about 15 s a start); yields the base URL once it answers."""
+    from kit.browser_kit import ServerError, streamlit_server
+
+    try:
+        with streamlit_server() as base:
+            yield base
+    except ServerError as error:
+        pytest.fail(str(error))
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """Debian's Chromium under Playwright, one for the session; a clean skip without either."""
+    from kit.browser_kit import CHROMIUM, CHROMIUM_ARGS
+
+    playwright_api = pytest.importorskip("playwright.sync_api")
+    if not CHROMIUM.exists():
+        pytest.skip(f"{CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium)")
+    with playwright_api.sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
 
 
 @pytest.fixture(autouse=True)

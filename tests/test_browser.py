@@ -20,7 +20,7 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from kit.browser_kit import CHROMIUM, CHROMIUM_ARGS, ROOT, ServerError, streamlit_server
+from kit.browser_kit import ROOT
 from sim.core.config import Config, Policy
 from tests.conftest import SEED_ROWS, make_trace
 from ui.scenario import Scenario, decode, encode
@@ -43,26 +43,6 @@ READ_GRID = """(el) => {
     .filter(cells => cells.length);
   return {head, rows};
 }"""
-
-
-@pytest.fixture(scope="module")
-def server():
-    """`streamlit run app.py` on a free port; yields the base URL once it answers."""
-    try:
-        with streamlit_server() as base:
-            yield base
-    except ServerError as error:
-        pytest.fail(str(error))
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if not CHROMIUM.exists():
-        pytest.skip(f"{CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium)")
-    with playwright_api.sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
 
 
 @pytest.fixture(scope="module", autouse=True)

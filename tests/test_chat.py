@@ -399,19 +399,11 @@ def test_the_panel_says_which_message_of_a_row_is_wrong_in_chinese():
 
 
 # -- In Chromium: what the panel and the real model's prompts draw fits the screen ----------------------------------
-@pytest.fixture(scope="module")
-def chromium_app():
-    """The app's server and Debian's Chromium; a clean skip without Playwright or Chromium (the other tests of
-    this file need neither)."""
-    from kit.browser_kit import CHROMIUM, CHROMIUM_ARGS, streamlit_server
-
-    playwright = pytest.importorskip("playwright.sync_api")
-    if not CHROMIUM.exists():
-        pytest.skip(f"{CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium)")
-    with streamlit_server() as base, playwright.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield base, browser
-        browser.close()
+@pytest.fixture
+def chromium_app(server, browser):
+    """The session's app server and Chromium (tests/conftest.py: a clean skip without Playwright or Chromium, which
+    the other tests of this file do not need)."""
+    return server, browser
 
 
 @pytest.mark.parametrize("viewport", ["1400x900", "1024x768"])

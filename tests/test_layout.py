@@ -18,7 +18,7 @@ import time
 import pytest
 
 from kit.browser_kit import CHROMIUM, CHROMIUM_ARGS, ROOT, streamlit_server
-from tests.test_browser import SCREENSHOTS, browser, server, title, wait_idle  # noqa: F401 (its fixtures)
+from tests.test_browser import SCREENSHOTS, title, wait_idle
 from ui.presenter import MIN_FONT_PX
 
 playwright_api = pytest.importorskip("playwright.sync_api")
@@ -245,7 +245,7 @@ def layout_problems(browser, base: str, path: str, language: str, viewport: dict
 @pytest.mark.parametrize("viewport", list(VIEWPORTS))
 @pytest.mark.parametrize("language", list(LOCALES))
 @pytest.mark.parametrize("path", sorted(PAGES), ids=lambda path: path.strip("/") or "home")
-def test_the_page_fits_the_screen(server, browser, path, language, viewport):  # noqa: F811 (fixtures)
+def test_the_page_fits_the_screen(server, browser, path, language, viewport):
     """Every page in both languages at both sizes, plain and then in presenter mode (where every chart's text is
     at least 18 px and the first chart is within the first screen); a page of TITLES opens with its title in the
     language and a chart."""
@@ -258,7 +258,7 @@ def test_the_page_fits_the_screen(server, browser, path, language, viewport):  #
 @pytest.mark.parametrize("example", ["sw_prefix_example", "sw_split_example"])
 @pytest.mark.parametrize("viewport", list(VIEWPORTS))
 @pytest.mark.parametrize("language", list(LOCALES))
-def test_the_capacity_labs_examples_fit_the_screen(server, browser, language, viewport, example):  # noqa: F811
+def test_the_capacity_labs_examples_fit_the_screen(server, browser, language, viewport, example):
     """The prefix example adds a hit-rate column to the results table, the split example shows the fleet's columns
     and an engines column: each still fits."""
     problems = layout_problems(browser, server, "/capacity_lab", language, VIEWPORTS[viewport], example)
@@ -381,7 +381,7 @@ def lab_options_problems(browser, base: str, language: str, viewport: dict, pres
 @pytest.mark.parametrize("presenter", [False, True], ids=["plain", "presenter"])
 @pytest.mark.parametrize("viewport", list(VIEWPORTS))
 @pytest.mark.parametrize("language", list(LOCALES))
-def test_the_labs_options_fit_the_screen(server, browser, language, viewport, presenter):  # noqa: F811
+def test_the_labs_options_fit_the_screen(server, browser, language, viewport, presenter):
     """Every option of both policies, the KV cache, MoE and streaming, open: no label a letter a line, no choice
     cut off, nothing sticking out."""
     problems = lab_options_problems(browser, server, language, VIEWPORTS[viewport], presenter)
@@ -389,7 +389,7 @@ def test_the_labs_options_fit_the_screen(server, browser, language, viewport, pr
 
 
 @pytest.mark.parametrize("language", list(LOCALES))
-def test_the_lab_with_options_on_fits_the_screen(server, browser, language):  # noqa: F811 (fixtures)
+def test_the_lab_with_options_on_fits_the_screen(server, browser, language):
     """The lab's shared-prefix preset at 1024 px, opened by its share link: a preempted request adds a column to
     the per-request table, the option rows (preemptions, prefix hits, KV blocks) lengthen the overall table, and the
     KV charts' titles name the options. All of it still fits, plain and on a projector."""
@@ -404,7 +404,7 @@ def test_the_lab_with_options_on_fits_the_screen(server, browser, language):  # 
 
 @pytest.mark.parametrize("click", ["rm_run", "rmf_run"])
 @pytest.mark.parametrize("language", list(LOCALES))
-def test_the_real_models_runs_fit_the_screen(server, browser, language, click):  # noqa: F811 (fixtures)
+def test_the_real_models_runs_fit_the_screen(server, browser, language, click):
     """The real model page after a run at 1024 px, plain and on a projector: the measured and predicted Gantt
     charts side by side (their titles stuck out by 111 px, and by 193 px on a projector), the comparison's table
     (its void header scrolled it sideways on a projector), and the fleet's four cards (on a projector each value

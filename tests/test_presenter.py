@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from kit.browser_kit import CHROMIUM, CHROMIUM_ARGS, ServerError, streamlit_server
 from sim.core.config import Config, Policy
 from sim.core.engine import simulate
 from tests.conftest import SEED_ROWS, cut_cells, make_trace
@@ -193,18 +192,10 @@ CANVAS_FONT_PX = """() => Array.from(document.querySelectorAll('[data-testid=stD
   .flatMap(c => (c.dataset.fonts || '').split('|').filter(Boolean)).map(f => parseFloat(f.match(/([\\d.]+)px/)[1]))"""
 
 
-@pytest.fixture(scope="module")
-def chromium():
-    playwright_api = pytest.importorskip("playwright.sync_api")
-    if not CHROMIUM.exists():
-        pytest.skip(f"{CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium)")
-    try:
-        with streamlit_server() as base, playwright_api.sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-            yield base, browser, playwright_api.expect
-            browser.close()
-    except ServerError as error:
-        pytest.fail(str(error))
+@pytest.fixture
+def chromium(server, browser):
+    """The session's app server and Chromium (tests/conftest.py)."""
+    return server, browser, pytest.importorskip("playwright.sync_api").expect
 
 
 def settled(page) -> None:

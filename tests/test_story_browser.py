@@ -11,7 +11,7 @@ import pytest
 
 from kit.browser_kit import ROOT
 from kit.story_play import END, PROBE, READ, SPEED, STORY, button, open_story, panels_at, play
-from tests.test_browser import SCREENSHOTS, browser, server, wait_idle  # noqa: F401 (its fixtures)
+from tests.test_browser import SCREENSHOTS, wait_idle
 from ui.presenter import MIN_FONT_PX
 
 pytest.importorskip("playwright.sync_api")  # (its browser fixture drives Chromium)
@@ -26,7 +26,7 @@ def assert_panels_at(panels: dict, now: int) -> None:
     assert panels_at(panels, now), (now, panels)
 
 
-def test_the_story_plays_in_the_browser_under_a_class_load(browser, server):  # noqa: F811 (the fixtures)
+def test_the_story_plays_in_the_browser_under_a_class_load(browser, server):
     # (the load ends when its standard input closes, as communicate() closes it once the story is measured)
     load = subprocess.Popen([sys.executable, "-m", "kit.protocol_load", server, "--sessions", str(LOAD_SESSIONS),
                              "--seconds", str(LOAD_SECONDS), "--until-eof"], cwd=ROOT, stdin=subprocess.PIPE,
@@ -55,7 +55,7 @@ def test_the_story_plays_in_the_browser_under_a_class_load(browser, server):  # 
 @pytest.mark.parametrize("presenting", [False, True], ids=["plain", "presenter"])
 @pytest.mark.parametrize("locale", ["en-US", "zh-CN"])
 @pytest.mark.parametrize("size", [(1024, 768), (1400, 900)], ids=["1024", "1400"])
-def test_every_frames_words_fit_their_boxes(browser, server, locale, size, presenting):  # noqa: F811
+def test_every_frames_words_fit_their_boxes(browser, server, locale, size, presenting):
     """No words of any frame stick out of their box, and every frame shows each panel at its time."""
     context, page, _ = open_story(browser, server, locale, {"width": size[0], "height": size[1]})
     if presenting:
