@@ -1,5 +1,5 @@
 """Shared test helpers: where ../shared lives, small trace builders, a check of every table a page draws, and the
-browser tests' app server and Chromium (one each for the session)."""
+browser tests' app server (one for the session) and Chromium."""
 import json
 import os
 from pathlib import Path
@@ -31,9 +31,10 @@ def server():
         pytest.fail(str(error))
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser():
-    """Debian's Chromium under Playwright, one for the session; a clean skip without either."""
+    """Debian's Chromium under Playwright, one for each module (Playwright's sync API holds an event loop running
+    while it is open, and the load tests' asyncio.run() needs none); a clean skip without either."""
     from kit.browser_kit import CHROMIUM, CHROMIUM_ARGS
 
     playwright_api = pytest.importorskip("playwright.sync_api")
