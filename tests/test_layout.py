@@ -19,7 +19,7 @@ import pytest
 
 from kit.browser_kit import CHROMIUM, CHROMIUM_ARGS, ROOT, streamlit_server
 from tests.test_browser import SCREENSHOTS, title, wait_idle
-from ui.presenter import MIN_FONT_PX
+from ui.presenter import MIN_FONT_PX, PAGE_KEY
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 expect = playwright_api.expect
@@ -219,6 +219,8 @@ def layout_problems(browser, base: str, path: str, language: str, viewport: dict
             where = f"{shown}{f' ({click})' if click else ''}{' (presenter)' if presenting else ''} · {size}"
             if presenting:
                 page.locator(".st-key-w_presenter label").first.click()
+                # (the page drawn before is hidden at once: wait for the rerun's own, or a blank page would settle)
+                page.locator(f".st-key-{PAGE_KEY}").wait_for(state="attached")
                 settle(page, where)
             raised = page.get_by_test_id("stException").all_inner_texts()  # a broken page is no layout to judge
             found = [f"{where}: the page raised {' '.join(text.split())[:300]}" for text in raised]
