@@ -35,7 +35,9 @@ decoders' context sum and longest context as decoders start, stop and change (De
 a gap counts once for every request spanning it, and a run of pure-decode iterations that differ only in length
 is one plan and one commit (Continuous.steady_reading: each iteration's length and end worked out as the
 executor would one at a time, from the batch's shape worked out once for the run, engine.lengths_ahead; every
-step recorded as it would be alone). Schedules and the JSON are the same, byte for byte. What is left is about
+step recorded as it would be alone), and such a run takes in the iteration in which its next decoders finish
+(Scheduler.last_of_run: they leave at the run's commit, so a completion costs no plan of its own). Schedules and
+the JSON are the same, byte for byte. What is left is about
 20 us an iteration of planning and recording, and the JSON's volume.
 Usage: python bench/latency_16k.py [--runs N] [--sizes 4000,8000,16000]
 """

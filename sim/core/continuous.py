@@ -343,7 +343,7 @@ class Continuous(Scheduler):
         """Record the iteration(s) that ran in [start, end) and move every request on."""
         if it.admitted or it.swapping_in:  # step 3's swap-ins and admissions take their slots
             self.bring_in(it, start)
-        self.recorder.step(it, start, end, len(self.phases.running), self.memory.used if self.kv_cache else None)
+        self.record_step(it, start, end)
         if it.swapped_out or it.swapped_in:
             self.memory.copies_made()
         if self.credits:
