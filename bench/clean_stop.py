@@ -19,7 +19,7 @@ LIMIT = 120.0  # seconds waited before a round counts as leaving processes behin
 
 
 async def stopped_mid_sweep(server, stop: str) -> float | None:
-    async with sweeping(server.base):
+    async with sweeping(server):
         return await asyncio.to_thread(stop_and_wait, server, stop, LIMIT)
 
 

@@ -61,6 +61,18 @@ def child_groups(pid: int) -> set[int]:
     return {group for _, state, parent, group, _ in _processes() if parent == pid and state != "Z"}
 
 
+def cpu_seconds(pids: list[int]) -> float:
+    """The CPU seconds (user and system) the processes have used so far; one that has ended counts nothing."""
+    ticks = 0
+    for pid in pids:
+        try:
+            text = Path(f"/proc/{pid}/stat").read_text()
+        except OSError:
+            continue
+        ticks += sum(map(int, text[text.rindex(")") + 2:].split()[11:13]))  # utime, stime (after "pid (name) ")
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
 def stop_and_wait(server: Server, stop: str, limit: float) -> float | None:
     """Stop the server as `stop` says (SIGTERM to it, or Ctrl-C, which a terminal sends its whole foreground process
     group) and wait until its group holds no process: the seconds that took, or None if some were left after

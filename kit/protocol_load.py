@@ -43,6 +43,7 @@ from streamlit.proto.WidgetStates_pb2 import WidgetState
 from streamlit.runtime.state.common import user_key_from_element_id
 from websockets.asyncio.client import connect
 
+from kit.browser_kit import Server, cpu_seconds, group_processes
 from kit.classroom_load import NAME, WALK, Pace, Report, session_trace
 from sim.core.config import Config, Policy
 from sim.report.sweep import MAX_POINTS
@@ -378,12 +379,13 @@ def keep_busy(base: str, sessions: int, seconds: float, until_eof: bool = False)
 
 
 @asynccontextmanager
-async def sweeping(base: str):
+async def sweeping(server: Server, at_work: float = 0.5, limit: float = 60.0):
     """A session in the middle of the largest sweep: in the capacity lab (whose default sweep is precomputed) it
-    generates the largest trace and clicks Run with the most points (half a minute of work for two workers); the
-    block runs once the sweep's progress bar has moved, with the session's socket open."""
-    async with await session_socket(base) as ws:
-        student = Student(ws, base, 0, ProtocolReport())
+    generates the largest trace and clicks Run with the most points (half a minute of work for two workers). Once
+    the sweep's progress bar is drawn and the server's sweep workers have spent `at_work` CPU seconds on it, the
+    block runs, with the session's socket open; it gets the workers' pids (the server's group but its leader)."""
+    async with await session_socket(server.base) as ws:
+        student = Student(ws, server.base, 0, ProtocolReport())
         _, shown = await student.run("capacity lab", page_name="capacity_lab")
         for key, value in (("w_sw_gen_n", MAX_REQUESTS), ("w_sw_points_rate", MAX_POINTS)):
             student.chosen[shown.keyed[key].id] = WidgetState(id=shown.keyed[key].id, int_value=value)
@@ -393,10 +395,16 @@ async def sweeping(base: str):
             forward = ForwardMsg.FromString(await asyncio.wait_for(ws.recv(), PAGE_TIMEOUT))
             if forward.WhichOneof("type") == "script_finished":
                 raise RuntimeError("the sweep ended before it was seen running")
-            element = forward.delta.new_element
-            if element.WhichOneof("type") == "progress" and element.progress.value > 0:
+            if forward.delta.new_element.WhichOneof("type") == "progress":
                 break
-        yield
+        workers = [pid for pid in (int(line.split()[0]) for line in group_processes(server.process.pid))
+                   if pid != server.process.pid]
+        before, deadline = cpu_seconds(workers), time.monotonic() + limit
+        while cpu_seconds(workers) - before < at_work:  # the points are handed out after the bar is drawn
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the sweep workers {workers} did not start on the sweep in {limit:g} s")
+            await asyncio.sleep(0.1)  # polling the workers' CPU time
+        yield workers
 
 
 if __name__ == "__main__":  # python -m kit.protocol_load BASE [--sessions N] [--seconds S]: a class's load, apart

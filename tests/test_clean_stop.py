@@ -14,12 +14,10 @@ STOP_WITHIN = 10.0  # seconds, as the README promises
 
 
 async def stopped_mid_sweep(server, stop: str) -> float | None:
-    async with sweeping(server.base):
-        others = [pid for pid in (int(line.split()[0]) for line in group_processes(server.process.pid))
-                  if pid != server.process.pid]
-        assert others, "no sweep workers to see stopped"
+    async with sweeping(server) as workers:
+        assert workers, "no sweep workers to see stopped"
         # Started before the first session, the workers never ran the app's script: none holds torch.
-        assert not [pid for pid in others if "torch" in Path(f"/proc/{pid}/maps").read_text()]
+        assert not [pid for pid in workers if "torch" in Path(f"/proc/{pid}/maps").read_text()]
         return await asyncio.to_thread(stop_and_wait, server, stop, STOP_WITHIN)
 
 
