@@ -1,5 +1,6 @@
-"""The protocol load test in its small form: a few websocket sessions in a rush against a fresh server, through
-every page (bench/protocol_load.py runs forty, rushed and paced); and the report's arithmetic. No browser."""
+"""The protocol load test in its small form: a few websocket sessions in a rush through every page, on the session's
+app server, and on fresh servers (bench/protocol_load.py runs forty, rushed and paced); and the report's
+arithmetic. No browser."""
 import pyarrow as pa
 import pytest
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
@@ -22,12 +23,8 @@ from kit.protocol_load import (
 SESSIONS = 6
 
 
-def test_a_rush_of_protocol_sessions_walks_every_page_without_errors_or_crosstalk():
-    try:
-        with streamlit_server() as base:
-            report = drive(base, SESSIONS)
-    except ServerError as error:
-        pytest.fail(str(error))
+def test_a_rush_of_protocol_sessions_walks_every_page_without_errors_or_crosstalk(server):
+    report = drive(server, SESSIONS)
     print(report.summary())
     assert report.errors == [], report.summary()
     assert report.crosstalk == [], report.summary()
