@@ -17,7 +17,7 @@ CODE_WORDS = tuple(w.encode() for w in ("def ", "return ", "if ", "for ", "self.
 
 @lru_cache(maxsize=1)
 def _validation_text() -> bytes:
-    return corpus()[1]
+    return corpus(train=False)[1]
 
 
 def snippets(lengths: list[int], seed: int = 0) -> list[bytes]:

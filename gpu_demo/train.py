@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import os
 import sysconfig
 import time
 from pathlib import Path
@@ -18,26 +19,36 @@ WEIGHTS = Path(__file__).with_name("weights.pt")
 CARD = Path(__file__).with_name("weights.json")  # how the shipped weights were made, and how well they do
 
 
+SKIPPED = ("site-packages", "test", "tests", "idlelib")  # folders of the standard library's tree left out
+
+
 def corpus_files() -> list[Path]:
-    """The standard library's .py files (not its tests or third-party site-packages), in a stable order."""
+    """The standard library's .py files (not its tests, IDLE or third-party site-packages, whose folders are not
+    walked at all: an interpreter's own site-packages may hold ten times the standard library), in a stable order."""
     root = Path(sysconfig.get_paths()["stdlib"])
-    files = [p for p in root.rglob("*.py") if "site-packages" not in p.parts and "test" not in p.parts
-             and "tests" not in p.parts and "idlelib" not in p.parts]
+    files = []
+    for folder, folders, names in os.walk(root):
+        folders[:] = [name for name in folders if name not in SKIPPED]
+        files.extend(Path(folder, name) for name in names if name.endswith(".py"))
     return sorted(files, key=lambda p: p.relative_to(root).as_posix())
 
 
-def corpus(val_share: float = 0.05) -> tuple[bytes, bytes]:
-    """(train, validation) bytes; a file goes to validation by a hash of its path, so the split is stable."""
+def corpus(val_share: float = 0.05, train: bool = True) -> tuple[bytes, bytes]:
+    """(train, validation) bytes; a file goes to validation by a hash of its path, so the split is stable. With
+    `train` false the training files are not read (the first part is empty): prompts need only the validation."""
     root = Path(sysconfig.get_paths()["stdlib"])
-    train, val = [], []
+    trained, val = [], []
     for path in corpus_files():
+        digest = hashlib.sha256(path.relative_to(root).as_posix().encode()).digest()[0]
+        held_out = digest < 256 * val_share
+        if not (held_out or train):
+            continue
         try:
             data = path.read_bytes()
         except OSError:
             continue
-        digest = hashlib.sha256(path.relative_to(root).as_posix().encode()).digest()[0]
-        (val if digest < 256 * val_share else train).append(data + b"\n")
-    return b"".join(train), b"".join(val)
+        (val if held_out else trained).append(data + b"\n")
+    return b"".join(trained), b"".join(val)
 
 
 def batches(data: torch.Tensor, batch: int, context: int, generator: torch.Generator):

@@ -105,7 +105,7 @@ def test_the_pure_python_encoder_equals_the_library_on_the_corpus():
     from gpu_demo.train import corpus
 
     lib = library()
-    sample = corpus()[1].decode("utf-8")[:200_000]
+    sample = corpus(train=False)[1].decode("utf-8")[:200_000]
     assert chat.bpe(BPE).ids(sample) == lib.encode(sample).ids
     talk = apply_template("chatml", (Message("system", "你是助手。"), Message("user", "I'll sort ½ of 2² items…")))
     long_runs = "=" * 10_001 + " " * 10_003 + "x" + "    " * 777 + "def" + "#" * 999 + "\n" * 77  # long words
