@@ -57,7 +57,8 @@ def story() -> None:
 
 
 def default_sweep() -> None:
-    """The capacity lab's sweep of its default scenario (its policies are named in the language)."""
+    """The capacity lab's sweep of its default scenario (its policies are named in the language; the sweep's cache
+    leaves their names out, and gives each language its own)."""
     capacity.run_sweep(*capacity.first_sweep(), progress=lambda done, total: None)
 
 
@@ -72,11 +73,10 @@ def model() -> None:
     real_model.shared_model(real_model.default_device(), real_model.DTYPES[0])
 
 
-WARMERS: tuple[Callable[[], object], ...] = (seed_runs, story, lab_runs, cost_lessons, fleet_lessons, default_sweep,
-                                             model)
-# The same in every language and mode, and searched in the worker processes: on a thread of its own, its 2-3 s
-# overlap the lessons that this process makes meanwhile.
-ASIDE: tuple[Callable[[], object], ...] = (default_plan,)
+WARMERS: tuple[Callable[[], object], ...] = (seed_runs, story, lab_runs, cost_lessons, fleet_lessons, model)
+# The same in every language and mode (a sweep's cache leaves its labels out), and run in the worker processes: each
+# on a thread of its own, their 2-3 s and 1.5 s overlap the lessons that this process makes meanwhile.
+ASIDE: tuple[Callable[[], object], ...] = (default_plan, default_sweep)
 
 
 @contextmanager
@@ -97,7 +97,7 @@ def warm() -> None:
     finds it cached after the first), and ASIDE's once, beside them; each one's time goes to the log (at debug
     level)."""
     with ThreadPoolExecutor(len(ASIDE)) as side:
-        aside = [side.submit(_timed, warmer, "") for warmer in ASIDE]
+        aside = [side.submit(_aside, warmer) for warmer in ASIDE]
         for lang in LANGUAGES:
             for mode in (False, True):
                 with speaking(lang), presenter.presenting(mode), _quiet_session_reads():
@@ -105,6 +105,12 @@ def warm() -> None:
                         _timed(warmer, f" ({lang}{', presenter' if mode else ''})")
         for done in aside:
             done.result()  # (its error, if any, is the warm-up's)
+
+
+def _aside(warmer: Callable[[], object]) -> None:
+    """An ASIDE warmer on its side thread, in the first language (text it makes is not kept: it reads no session)."""
+    with speaking(next(iter(LANGUAGES))):
+        _timed(warmer, "")
 
 
 def _timed(warmer: Callable[[], object], how: str) -> None:
