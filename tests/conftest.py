@@ -1,5 +1,5 @@
 """Shared test helpers: where ../shared lives, small trace builders, a check of every table a page draws, and the
-browser tests' app server (one for the session) and Chromium."""
+browser tests' app server (one for the session) and Chromium (and a second one, on a thread of its own)."""
 import json
 import os
 from pathlib import Path
@@ -44,6 +44,27 @@ def browser():
         chromium = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         yield chromium
         chromium.close()
+
+
+@pytest.fixture(scope="module")
+def side(browser):
+    """A second Chromium, on a thread of its own (Playwright's sync API serves only the thread that started it),
+    given as `side(check, *args)`: `check(chromium, *args)` run on that thread, a Future. A test checks one screen
+    size there while its own thread checks the other in `browser` (tests/test_layout.at_both_sizes): two pages
+    drawing at once keep both cores busy, where one page's drawing is mostly one core of Chromium's."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from playwright.sync_api import sync_playwright
+
+    from kit.browser_kit import CHROMIUM, CHROMIUM_ARGS
+
+    thread = ThreadPoolExecutor(1, thread_name_prefix="side-chromium")
+    playwright = thread.submit(lambda: sync_playwright().start()).result()
+    chromium = thread.submit(playwright.chromium.launch, executable_path=str(CHROMIUM), args=CHROMIUM_ARGS).result()
+    yield lambda check, *args: thread.submit(check, chromium, *args)
+    thread.submit(chromium.close).result()
+    thread.submit(playwright.stop).result()
+    thread.shutdown()
 
 
 @pytest.fixture(autouse=True)

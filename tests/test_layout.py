@@ -3,7 +3,8 @@ text that sticks out of its Plotly chart (a subtitle included), a legend that sc
 link label cut off.
 
 Each page opens in a fresh browser context whose locale picks the language (the app follows the browser's locale on
-first visit). No button is pressed: what is checked is what a page draws by itself (the capacity lab's first-visit
+first visit), at both sizes at once: one in a second Chromium on a thread of its own (`side`), as two students'
+browsers. No button is pressed: what is checked is what a page draws by itself (the capacity lab's first-visit
 sweep included). The pages come from the files in pages/ (home.py is "/", x.py is "/x"), so a page added later is
 checked too. The checks run as one script in the page (CHECKS) that returns a list of problems, each naming the page,
 the language and the element; the test fails showing that list. Needs Debian's Chromium, like tests/test_browser.py.
@@ -14,6 +15,8 @@ import json
 import re
 import sys
 import time
+from collections.abc import Callable
+from concurrent.futures import wait
 
 import pytest
 
@@ -244,26 +247,38 @@ def layout_problems(browser, base: str, path: str, language: str, viewport: dict
         context.close()
 
 
-@pytest.mark.parametrize("viewport", list(VIEWPORTS))
+def at_both_sizes(side, browser, check: Callable[..., list[str]]) -> list[str]:
+    """`check(chromium, viewport)`'s problems at both VIEWPORTS at once: the first size in the `side` Chromium (its
+    thread's), the second in `browser`, here (each in a context of its own, as two students' browsers); an
+    exception raised by either check is raised here."""
+    first, second = VIEWPORTS.values()
+    there = side(check, first)
+    try:
+        here = check(browser, second)
+    finally:
+        wait([there])  # (the side page is closed before the next test opens another)
+    return there.result() + here
+
+
 @pytest.mark.parametrize("language", list(LOCALES))
 @pytest.mark.parametrize("path", sorted(PAGES), ids=lambda path: path.strip("/") or "home")
-def test_the_page_fits_the_screen(server, browser, path, language, viewport):
+def test_the_page_fits_the_screen(server, browser, side, path, language):
     """Every page in both languages at both sizes, plain and then in presenter mode (where every chart's text is
     at least 18 px and the first chart is within the first screen); a page of TITLES opens with its title in the
     language and a chart."""
     heading = TITLES[path][language == "zh"] if path in TITLES else None
-    problems = layout_problems(browser, server, path, language, VIEWPORTS[viewport], modes=(False, True),
-                               heading=heading)
+    problems = at_both_sizes(side, browser, lambda chromium, viewport: layout_problems(
+        chromium, server, path, language, viewport, modes=(False, True), heading=heading))
     assert not problems, json.dumps(problems, ensure_ascii=False, indent=1)
 
 
 @pytest.mark.parametrize("example", ["sw_prefix_example", "sw_split_example"])
-@pytest.mark.parametrize("viewport", list(VIEWPORTS))
 @pytest.mark.parametrize("language", list(LOCALES))
-def test_the_capacity_labs_examples_fit_the_screen(server, browser, language, viewport, example):
+def test_the_capacity_labs_examples_fit_the_screen(server, browser, side, language, example):
     """The prefix example adds a hit-rate column to the results table, the split example shows the fleet's columns
-    and an engines column: each still fits."""
-    problems = layout_problems(browser, server, "/capacity_lab", language, VIEWPORTS[viewport], example)
+    and an engines column: each still fits, at both sizes."""
+    problems = at_both_sizes(side, browser, lambda chromium, viewport: layout_problems(
+        chromium, server, "/capacity_lab", language, viewport, example))
     assert not problems, json.dumps(problems, ensure_ascii=False, indent=1)
 
 
@@ -381,12 +396,12 @@ def lab_options_problems(browser, base: str, language: str, viewport: dict, pres
 
 
 @pytest.mark.parametrize("presenter", [False, True], ids=["plain", "presenter"])
-@pytest.mark.parametrize("viewport", list(VIEWPORTS))
 @pytest.mark.parametrize("language", list(LOCALES))
-def test_the_labs_options_fit_the_screen(server, browser, language, viewport, presenter):
+def test_the_labs_options_fit_the_screen(server, browser, side, language, presenter):
     """Every option of both policies, the KV cache, MoE and streaming, open: no label a letter a line, no choice
-    cut off, nothing sticking out."""
-    problems = lab_options_problems(browser, server, language, VIEWPORTS[viewport], presenter)
+    cut off, nothing sticking out, at both sizes."""
+    problems = at_both_sizes(side, browser, lambda chromium, viewport: lab_options_problems(
+        chromium, server, language, viewport, presenter))
     assert not problems, json.dumps(problems, ensure_ascii=False, indent=1)
 
 
