@@ -3,11 +3,12 @@ text that sticks out of its Plotly chart (a subtitle included), a legend that sc
 link label cut off.
 
 Each page opens in a fresh browser context whose locale picks the language (the app follows the browser's locale on
-first visit), at both sizes at once: one in a second Chromium on a thread of its own (`side`), as two students'
-browsers. No button is pressed: what is checked is what a page draws by itself (the capacity lab's first-visit
-sweep included). The pages come from the files in pages/ (home.py is "/", x.py is "/x"), so a page added later is
-checked too. The checks run as one script in the page (CHECKS) that returns a list of problems, each naming the page,
-the language and the element; the test fails showing that list. Needs Debian's Chromium, like tests/test_browser.py.
+first visit). The lab's options and the capacity lab's examples are checked at both sizes at once: one in a second
+Chromium on a thread of its own (`side`), as two students' browsers. In the check of every page no button is
+pressed: what is checked is what a page draws by itself (the capacity lab's first-visit sweep included). The pages
+come from the files in pages/ (home.py is "/", x.py is "/x"), so a page added later is checked too. The checks run
+as one script in the page (CHECKS) that returns a list of problems, each naming the page, the language and the
+element; the test fails showing that list. Needs Debian's Chromium, like tests/test_browser.py.
 """
 from __future__ import annotations
 
@@ -260,15 +261,17 @@ def at_both_sizes(side, browser, check: Callable[..., list[str]]) -> list[str]:
     return there.result() + here
 
 
+@pytest.mark.parametrize("viewport", list(VIEWPORTS))
 @pytest.mark.parametrize("language", list(LOCALES))
 @pytest.mark.parametrize("path", sorted(PAGES), ids=lambda path: path.strip("/") or "home")
-def test_the_page_fits_the_screen(server, browser, side, path, language):
+def test_the_page_fits_the_screen(server, browser, path, language, viewport):
     """Every page in both languages at both sizes, plain and then in presenter mode (where every chart's text is
     at least 18 px and the first chart is within the first screen); a page of TITLES opens with its title in the
-    language and a chart."""
+    language and a chart. One size at a time: drawn side by side, the trace lab at 1024 px failed its checks in
+    plain mode in one full run (its message lost), and passed alone."""
     heading = TITLES[path][language == "zh"] if path in TITLES else None
-    problems = at_both_sizes(side, browser, lambda chromium, viewport: layout_problems(
-        chromium, server, path, language, viewport, modes=(False, True), heading=heading))
+    problems = layout_problems(browser, server, path, language, VIEWPORTS[viewport], modes=(False, True),
+                               heading=heading)
     assert not problems, json.dumps(problems, ensure_ascii=False, indent=1)
 
 
