@@ -118,9 +118,9 @@ with presenter.options(t("presenter_options")):
 policies = (state.policy_a, state.policy_b)
 
 st.header(t("lab_results"), divider="gray")
-go, stop = st.columns([1, 5])
-if run_button(go, t("rm_run"), "rm_run", type="primary"):
-    stop.button(t("rm_stop"), key="rm_stop", help=t("rm_stop_help"))  # any click reruns the page: the run stops
+buttons = st.container(horizontal=True)  # each button as wide as its label
+if run_button(buttons, t("rm_run"), "rm_run", type="primary"):
+    buttons.button(t("rm_stop"), key="rm_stop", help=t("rm_stop_help"))  # any click reruns the page: the run stops
     try:
         config = run_config(budget, max_seqs, first, kv_blocks)
         state.shown = run_both(model, trace, prompts, config, policies, arrival_unit)

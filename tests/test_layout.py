@@ -135,17 +135,18 @@ CHECKS = "(where) => {" + HELPERS + r"""
                       `(${Array.from(c.querySelectorAll('.legendtext')).map(text).join(', ')})`);
     });
   });
-  // 3. A widget, metric or page link label, or a metric's value, is not cut off: the element of it that ends in an
-  //    ellipsis (a metric label's stMarkdownEllipsis, a metric value, a page link's label) holds its whole text.
+  // 3. A widget, metric or page link label, a button's label, or a metric's value, is not cut off: the element of it
+  //    that ends in an ellipsis (a metric label's stMarkdownEllipsis, a metric value, a page link's label, a button's
+  //    text in a column too narrow for it) holds its whole text.
   //    Widget labels have none (they wrap): their paragraphs must not stick out of their box either (a word too long
   //    for a narrow column runs into the help icon or beyond).
   const kinds = {stMetricLabel: 'metric', stMetricValue: 'metric value', 'stPageLink-NavLink': 'page link'};
   const labels = Array.from(document.querySelectorAll(
     '[data-testid="stWidgetLabel"], [data-testid="stMetricLabel"], [data-testid="stMetricValue"], ' +
-    '[data-testid="stPageLink-NavLink"]'))
+    '[data-testid="stPageLink-NavLink"], [data-testid^="stBaseButton"]'))
     .filter(label => shown(label) && text(label));
   labels.forEach((label, i) => {
-    const kind = kinds[label.dataset.testid] || 'widget';
+    const kind = kinds[label.dataset.testid] || (label.dataset.testid.startsWith('stBaseButton') ? 'button' : 'widget');
     const name = `${kind} label #${i + 1} "${text(label)}"`;
     [label, ...label.querySelectorAll('*')]
       .filter(el => getComputedStyle(el).textOverflow === 'ellipsis' && shown(el))
