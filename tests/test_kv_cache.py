@@ -118,3 +118,24 @@ def test_a_plan_is_a_value_its_block_tables_and_decoders_stay_as_planned():
     assert len(plans) > 5 and any(it.blocks for it, _ in plans)
     for it, seen in plans:
         assert (it.blocks, list(it.decoding), it.swapped_out, it.swapped_in) == seen
+
+
+def test_a_plan_whose_chunk_preempts_admits_nobody():
+    # 7 blocks of 1 token, chunks of 1, blocks taken chunk by chunk. A (6 + 2) from t0 and B (5 + 1) from t1
+    # prefill a token a tick each: the 7 blocks are used after t3. t4: A's 5th token needs a block: the latest
+    # arrival, B, is preempted and frees 3, and A takes 1. B, back at the head of the queue, would fit in the 2
+    # left, but a plan that preempted admits nobody (vLLM's `if not preempted_reqs`), or B would take back at once
+    # the blocks its preemption freed: B comes back at t5, for the last free block (A takes its 6th). t6: A
+    # decodes (its 1st token feeds nothing new); B's 2nd token finds no block, and B, the only request not yet
+    # planned, preempts itself. t7: A's 2nd token feeds its 1st, the 7th block, and A leaves; B recomputes its 5
+    # tokens t8..t12 and makes its token at t13.
+    schedule = run([("A", 0, 6, 2), ("B", 1, 5, 1)], Config(3, 2, kv_blocks=7, block_size=1),
+                   kv_admission="chunk", chunk_size=1, preempt="recompute", victim="latest")
+    assert segs(schedule, "A") == [("prefill", 0, 6, 6), ("decode", 6, 8, 2)]
+    assert segs(schedule, "B") == [("prefill", 1, 4, 3), ("preempted", 4, 5, 0), ("prefill", 5, 6, 1),
+                                   ("preempted", 6, 8, 0), ("prefill", 8, 13, 5), ("decode", 13, 14, 1)]
+    assert schedule.events == [(4, "preempt", 1), (6, "preempt", 1)]
+    assert per_tick(schedule, "kv_blocks") == {0: 1, 1: 3, 2: 5, 3: 7, 4: 5, 5: 7, 6: 6, 7: 7, 8: 1, 9: 2, 10: 3,
+                                               11: 4, 12: 5, 13: 5}
+    assert {step.start: list(step.changes) for step in schedule.steps if step.changes} == {
+        0: [0], 1: [1], 4: [~1], 5: [1], 6: [~1], 8: [~0, 1]}

@@ -105,7 +105,7 @@ def option_scenarios(draw):
               "victim": draw(st.sampled_from(VICTIMS))}
     if batching == "continuous":
         common |= {"chunk_size": chunk, "mixing": draw(st.sampled_from(("decode-first", "prefill-first"))),
-                   "kv_admission": draw(st.sampled_from(("reserve", "overcommit"))),
+                   "kv_admission": draw(st.sampled_from(("reserve", "overcommit", "chunk"))),
                    "preemptive_priority": draw(st.booleans()), "spec_tokens": draw(st.integers(0, min(3, budget - 1))),
                    "spec_accept": draw(st.sampled_from((0.0, 0.6, 1.0))),
                    "tenant_quotas": draw(st.sampled_from(((), (("a", 0.5),), (("a", 0.5), ("b", 0.25))))),
@@ -167,10 +167,17 @@ PRIORITY = Policy("continuous", order="priority", preemptive_priority=True)
           Config(3, None, "prefill", kv_blocks=13, block_size=1), replace(PRIORITY, kv_admission="overcommit")))
 @example((_rows(*((f"r{i}", 0, 1, 1, 1 if i in (0, 2, 3, 4, 5) else 0) for i in range(6)), ("r8", 1, 1, 1),
                 ("r9", 2, 1, 1)), Config(4), replace(PRIORITY, spec_tokens=1)))
+# A chunk's blocks preempted a request not yet planned, and the same plan admitted the victim again.
+@example((_rows(("A", 0, 6, 2), ("B", 1, 5, 1)), Config(3, 2, kv_blocks=7, block_size=1),
+          Policy("continuous", chunk_size=1, kv_admission="chunk", victim="latest")))
 def test_invariants_with_every_option(scenario):
     trace, config, policy = scenario
     schedule = simulate(trace, config, policy)
     limit = min(config.token_budget, config.max_seqs or config.token_budget)
+    victims = {}
+    for time, kind, index in schedule.events:
+        if kind in ("preempt", "swap_out"):
+            victims.setdefault(time, set()).add(index)
     for step, members in zip(schedule.steps, schedule.members()):
         assert step.token_work <= config.token_budget  # the token budget is never exceeded
         # nor the sequence limit (nano-vllm's bounds each step's batch, not the running set)
@@ -178,6 +185,10 @@ def test_invariants_with_every_option(scenario):
         assert step.decode_sequences <= limit
         if config.kv_blocks is not None:
             assert 0 <= step.kv_blocks <= config.kv_blocks  # KV blocks in use never above capacity
+        # a victim never comes straight back: a plan that preempted admits nobody (vLLM's `if not preempted_reqs`).
+        # (A preemptive priority class pushes out victims so that its head comes in at once: there a victim may
+        # come back in the same plan, behind the head, when what the head left is room enough.)
+        assert policy.preemptive_priority or not {c for c in step.changes if c >= 0} & victims.get(step.start, set())
     emitted = schedule.emitted()
     preempted = {}
     for time, kind, index in schedule.events:

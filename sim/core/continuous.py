@@ -150,9 +150,11 @@ class Continuous(Scheduler):
                 continue
             s = self.states[i]
             take = min(s.target - s.prefilled, self.chunk, budget, self.quota_room(i, use))
-            if self.by_chunk and take > 0 and not self.chunk_room(it, i, s.prefilled + take, now):
-                hold = True
-                continue
+            if self.by_chunk and take > 0:
+                kept, preempted = self.chunk_room(it, i, s.prefilled + take, now)
+                hold = hold or preempted
+                if not kept:
+                    continue
             budget = self.prefill(it, i, s.prefilled, take, budget, use)
         if hold:
             return budget, hold
@@ -167,19 +169,21 @@ class Continuous(Scheduler):
                 return budget, hold  # the next waits for room (or a slot), and nothing queued passes it
         return self.admit_waiting(it, now, budget, use), hold
 
-    def chunk_room(self, it: Iteration, i: int, tokens: int, now: float) -> bool:
+    def chunk_room(self, it: Iteration, i: int, tokens: int, now: float) -> tuple[bool, bool]:
         """Blocks taken chunk by chunk: prefill i's blocks grow to hold `tokens` before its chunk runs; while the
         pool is short the newest running request not yet planned in `it` is preempted (recomputed), or i itself
-        when none is left, as vLLM's schedule() pops its running list. False if i was preempted."""
-        memory, phases = self.memory, self.phases
+        when none is left, as vLLM's schedule() pops its running list. Whether i keeps its place, and whether
+        anybody was preempted (then the plan admits nobody: vLLM's `if not preempted_reqs`)."""
+        memory, phases, preempted = self.memory, self.phases, False
         while not memory.take(i, tokens, now):
             planned = {*it.decoding, *(j for j, _, _ in it.prefill)}
             among = [j for j in phases.running if j == i or j not in planned and phases.of[j] in (PREFILL, DECODE)]
             victim = self.victim(among)
             self.preempt(victim, now, recompute=True)
             if victim == i:
-                return False
-        return True
+                return False, True
+            preempted = True
+        return True, preempted
 
     def admit_waiting(self, it: Iteration, now: float, budget: int, use: dict) -> int:
         """Waiting requests in the policy's order, while the budget lasts and a slot is free: each that fits the
