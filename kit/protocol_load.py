@@ -261,7 +261,8 @@ class Student:
         seconds, shown = await self.run(where + ", model run", triggers=(shown.keyed["rm_run"].id,),
                                         timeout=MODEL_TIMEOUT)
         self.report.model_runs.append(seconds)
-        if not {"rm_stop", "rm_gantt_A", "rm_gantt_B"} <= shown.keyed.keys():  # the run's Stop button, its charts
+        # (the Stop button shown while the model ran, and the run's charts)
+        if not {"rm_stop", "rm_gantt_A", "rm_gantt_B"} <= shown.keyed.keys():
             self.error(where, "the click ran no model, or the run showed no results")
 
     def check_lab(self, shown: Shown, where: str) -> None:

@@ -120,7 +120,8 @@ policies = (state.policy_a, state.policy_b)
 st.header(t("lab_results"), divider="gray")
 buttons = st.container(horizontal=True)  # each button as wide as its label
 if run_button(buttons, t("rm_run"), "rm_run", type="primary"):
-    buttons.button(t("rm_stop"), key="rm_stop", help=t("rm_stop_help"))  # any click reruns the page: the run stops
+    stop = buttons.empty()  # shown while the run goes, and gone when it ends
+    stop.button(t("rm_stop"), key="rm_stop", help=t("rm_stop_help"))  # any click reruns the page: the run stops
     try:
         config = run_config(budget, max_seqs, first, kv_blocks)
         state.shown = run_both(model, trace, prompts, config, policies, arrival_unit)
@@ -128,6 +129,7 @@ if run_button(buttons, t("rm_run"), "rm_run", type="primary"):
         st.error(t("rm_cannot_run", reason=trace_error_text(error)))
     except ConfigError as error:
         st.error(t("rm_cannot_run", reason=config_error(error, {"kv_blocks": t("rm_kv_blocks")})))
+    stop.empty()
 shown = state.shown
 if shown is None:
     st.info(t("rm_press_run"))

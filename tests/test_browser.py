@@ -457,5 +457,7 @@ def test_the_real_model_streams_stops_and_runs_again(open_page):
     wait_idle(page)
     no_exception(page)
     expect(page.get_by_text("Measured on cpu")).to_be_visible()
+    # the Stop button went with the run: a click on it now would stop nothing
+    expect(page.get_by_test_id("stMainBlockContainer").get_by_role("button", name="Stop")).to_have_count(0)
     assert page.locator('[data-testid="stPlotlyChart"] .main-svg').count() >= 4
     assert "ms" in page.locator('[data-testid="stPlotlyChart"] .xtitle').first.text_content()
