@@ -111,7 +111,7 @@ def test_the_capacity_labs_split_example_finds_the_best_split_and_the_side_by_si
     assert not at.exception, at.exception
     rows, state = rows_of(at), at.session_state["sweep"]
     assert (state.parameter, state.cost, state.first) == ("prefill_replicas", "profile", "prefill")
-    assert at.radio(key="w_sw_columns").value == "fleet"  # the rows' fleets are in view
+    assert at.radio(key="w_sw_columns").value == "split"  # the rows' engines and links are in view
     by = {label: [r for r in rows if r["policy"] == label] for label in ("4 side by side", "split, fast link",
                                                                          "split, slow link")}
     side = by["4 side by side"][0]["attainment"]

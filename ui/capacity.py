@@ -222,10 +222,10 @@ def split_example_policies() -> pd.DataFrame:
 
 
 def load_split_example() -> None:
-    """The split example's button callback: swept over the prefill engines, with the fleet columns shown."""
+    """The split example's button callback: swept over the prefill engines, with the split's columns shown."""
     load_example(split_example_trace(), None, split_example_policies(), "prefill_replicas", (1, 3, 3), "profile",
                  "prefill", SPLIT_SLO)
-    capacity_state().columns = st.session_state[WIDGET + COLUMNS_KEY] = "fleet"
+    capacity_state().columns = st.session_state[WIDGET + COLUMNS_KEY] = "split"
 
 
 RUN = "sw_run"  # the Run button's key
@@ -265,27 +265,25 @@ def adopt(trace: Trace) -> None:
 def policies_editor(key: str, table: pd.DataFrame) -> pd.DataFrame:
     """The policies table. Its number columns have no limits: the editor would clamp or drop a bad value
     without a word; `entries` names it instead."""
-    choices = {"batching": POLICIES, "order": ORDERS, "kv_admission": KV_ADMISSION, "preempt": PREEMPT,
-               "router": ROUTERS}
     labels = column_labels()
-    # Narrow columns, so that each group fits a projector's width without scrolling.
-    config = {"label": st.column_config.TextColumn(t("sw_col_label"), max_chars=60, width=150),
-              "prefix_cache": st.column_config.CheckboxColumn(labels["prefix_cache"], width="small",
-                                                              help=t("opt_prefix_cache_help"))}
-    for column in NUMBERS:
-        config[column] = st.column_config.NumberColumn(labels[column], width="small", help=_help(column))
-    for column, options in choices.items():
-        config[column] = st.column_config.SelectboxColumn(labels[column], options=options, required=True,
-                                                          width="small", help=_help(column))
-    for column, px in FLEET_WIDTHS.items():  # (wide enough for "least-requests" and each header, all in 1024 px)
-        config[column]["width"] = px
-    # One group of columns at a time beside the label (seven columns fit a 1024-px screen): the policy's, its KV
-    # cache's or its fleet's. Hidden ones keep their values, and those in which the rows differ are named under the
-    # table (the prefix-caching example's two rows differ only in the cache).
+    # One group of columns at a time beside the label (COLUMN_GROUPS): the policy's, its budgets, its KV cache's or
+    # its fleet's. Hidden ones keep their values, and those in which the rows differ are named under the table (the
+    # prefix-caching example's two rows differ only in the cache).
     state = capacity_state()
     chosen = state.columns = kept(st.radio, t("sw_columns"), COLUMNS_KEY, state.columns, options=tuple(COLUMN_GROUPS),
-                                  horizontal=True, format_func=lambda group: t(f"sw_columns_{group}"))
+                                  horizontal=True, format_func=lambda group: t(f"sw_columns_{group}"),
+                                  on_change=store_edits)
     shown = ("label", *COLUMN_GROUPS[chosen])
+    widths = editor_widths(chosen, table["label"])  # (the stored labels: the columns change only with the group)
+    config = {"label": st.column_config.TextColumn(t("sw_col_label"), max_chars=60, width=widths["label"]),
+              "prefix_cache": st.column_config.CheckboxColumn(labels["prefix_cache"], help=t("opt_prefix_cache_help"))}
+    for column in NUMBERS:
+        config[column] = st.column_config.NumberColumn(labels[column], help=_help(column))
+    for column, options in CHOICES.items():
+        config[column] = st.column_config.SelectboxColumn(labels[column], options=options, required=True,
+                                                          help=_help(column))
+    for column, px in widths.items():
+        config[column]["width"] = px
     edited = st.data_editor(table, key=key, num_rows="dynamic", hide_index=True, width="stretch",
                             column_config=config, column_order=shown)
     differ = [labels[c] for c in COLUMNS if c not in shown and c in edited and edited[c].astype(str).nunique() > 1]
@@ -294,10 +292,42 @@ def policies_editor(key: str, table: pd.DataFrame) -> pd.DataFrame:
     return edited
 
 
-# The policies table's columns, a group at a time: a split's link has a group of its own, so that each fits.
-COLUMN_GROUPS = {"policy": MAIN[1:], "kv": KV, "fleet": FLEET[:4], "link": FLEET[4:]}
+def store_edits() -> None:
+    """(The columns' group changed.) The grid starts afresh when its columns change, and its pending edits would be
+    lost: the table as edited becomes the one the editor starts from, with no edits pending."""
+    state = capacity_state()
+    if state.policies_now is not None:
+        state.policies = state.policies_now
+    st.session_state.pop(POLICIES_EDITOR, None)
+
+
+# The policies table's columns, a group at a time beside the label, each group few enough that every header is
+# whole beside a label column of LABEL_PX in a 1024 px window, in either language (editor_widths): the batching and
+# the queue order, the budgets, the KV cache, replicas behind a router, and a prefill/decode split (its engines and
+# the KV transfer between them).
+COLUMN_GROUPS = {"policy": ("batching", "order"), "budgets": ("token_budget", "max_seqs", "chunk_size"), "kv": KV,
+                 "fleet": FLEET[:2], "split": FLEET[2:]}
+CHOICES = {"batching": POLICIES, "order": ORDERS, "kv_admission": KV_ADMISSION, "preempt": PREEMPT, "router": ROUTERS}
+LABEL_PX = 150  # the label column's width, at least (grown for a longer label, where the page has room)
+EDIT_ICON_PX = 24  # an editable column's header draws a pencil and a gap before its text
+ROW_MARKER_PX = 32  # the editor's first column, to pick rows to delete
 POLICY_PX = 120  # the results table's policy column (results_columns)
-FLEET_WIDTHS = {"replicas": 80, "router": 130, "prefill_replicas": 75, "decode_replicas": 75}
+
+
+def editor_widths(group: str, names) -> dict[str, int]:
+    """The px widths of the policies table's columns in view (`group`, and the label column beside it): each as
+    wide as its header and its choices, and the label column as wide as the longest of `names` (at least
+    LABEL_PX) as far as the page leaves room; grown with the text in presenter mode."""
+    labels = column_labels()
+    widths = {column: max(column_px(labels[column], ()) + EDIT_ICON_PX, column_px("", CHOICES.get(column, ())))
+              for column in COLUMN_GROUPS[group]}
+    widths = {column: presenter.px(px) for column, px in widths.items()}
+    room = presenter.page_px() - presenter.px(ROW_MARKER_PX) - sum(widths.values())
+    label = max(LABEL_PX, column_px(t("sw_col_label"), ()) + EDIT_ICON_PX,
+                column_px("", [str(n) for n in names if pd.notna(n)]))
+    return {"label": min(presenter.px(label), room), **widths}
+
+
 COLUMNS_KEY = "sw_columns"  # the kept value choosing the group (CapacityState.columns)
 
 
@@ -492,18 +522,28 @@ def results_table(rows: list[dict], parameter: str, unit: str = "tick") -> tuple
     if len(frame.columns) > 6:
         frame = frame.drop(columns="idle_waiting")
     shown = frame.rename(columns=columns)
-    if presenter.on() and "idle_waiting" in frame and not fits_page(grid_px(shown)):
-        return shown.drop(columns=columns["idle_waiting"]), True  # (the longest label needs its room on a projector)
+    widths = {columns["policy"]: policy_px(shown[columns["policy"]])}
+    if "idle_waiting" in frame and not fits_page(grid_px(shown, widths)):
+        return shown.drop(columns=columns["idle_waiting"]), True  # (the longest label needs its room)
     return shown, False
 
 
+def policy_px(labels: pd.Series) -> int:
+    """The width the results table's policy column needs (at 14 px text): at least POLICY_PX, wide enough for a
+    label such as "split, fast link" whole with six columns in 1024 px, or as wide as its longest label; in
+    presenter mode as wide as its longest label."""
+    px = column_px(t("sw_col_label"), labels)
+    return px if presenter.on() else max(px, POLICY_PX)
+
+
 def results_columns(table: pd.DataFrame) -> dict:
-    """The results table's column config: the policy's is wide enough for a label such as "split, fast link" whole,
-    and the six columns still fit 1024 px. In presenter mode as wide as its longest label (results_table leaves a
-    column to the CSV where that does not fit)."""
+    """The results table's column config: the policy's column as wide as its labels (policy_px) where the page has
+    room for them beside the others (results_table leaves a column to the CSV for a long label first), and as wide as
+    that room where it has not: no sideways scrolling, and the knee sentences above name each policy whole."""
     name = t("sw_col_label")
+    others = sum(presenter.px(column_px(column, table[column])) for column in table.columns if column != name)
     return {name: st.column_config.TextColumn(
-        width=presenter.px(column_px(name, table[name])) if presenter.on() else POLICY_PX)}
+        width=min(presenter.px(policy_px(table[name])), presenter.page_px() - others))}
 
 
 def engines_text(row: dict) -> str:
