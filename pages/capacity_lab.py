@@ -64,7 +64,7 @@ with presenter.options(t("presenter_options")):
 
     st.header(t("sw_policies"), divider="gray")
     st.markdown(t("sw_policies_intro"))
-    edited = state.policies_now = capacity.policies_editor(capacity.POLICIES_EDITOR, state.policies)
+    edited = state.policies_now = capacity.policies_editor(capacity.POLICIES_EDITOR)
     c1, c2 = st.columns([1, 2])
     cost_kind = state.cost = kept(c1.radio, t("cfg_cost"), "sw_cost", state.cost,
                                   options=("ticks", "profile", "roofline"), format_func=lambda k: t(f"cost_{k}"),

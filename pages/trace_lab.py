@@ -42,7 +42,7 @@ with trace_section:
         upload_tab("up", lab.upload, lab_state.set_trace)
     show_source_error()
 
-    base = lab_state.state().base
+    base = lab_state.editor_table()
     # No limits in the editor itself: it would clamp or drop a bad value without a word. Whatever is typed
     # stays in the table and reaches the same validation as an upload, which names its row, column and reason.
     edited = st.data_editor(

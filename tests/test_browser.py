@@ -172,11 +172,14 @@ def metric(page, label: str):
 
 SEED_CELLS = [[str(value) for value in row] for row in SEED_ROWS]  # A, B, C as the grids show them
 
-def test_the_language_switch_turns_a_page_chinese(open_page):
+def test_the_language_switch_turns_a_page_chinese_and_keeps_an_edit(open_page):
     page = open_page("/trace_lab")
     expect(title(page)).to_have_text("Trace lab")
+    edit_cell(page, trace_editor(page), row=2, column=3, columns=4, value="12", old="4")  # C's output 4 -> 12
     page.get_by_test_id("stSidebar").get_by_text("中文", exact=True).click()
     expect(title(page)).to_have_text("Trace 实验室")
+    # the grid starts afresh under headers in another language: the edit was stored first (columns_changed)
+    row_becomes(trace_editor(page), "C", ["3", "3", "12"])
     expect(page.get_by_role("button", name="运行 ▶")).to_be_visible()
     expect(page.locator('[data-testid="stPlotlyChart"] .main-svg').first).to_be_visible()
     no_exception(page)

@@ -23,10 +23,10 @@ from sim.trace.generate import Uniform, generate, shared_prefix
 from sim.trace.trace import Trace, TraceError
 
 from . import presenter, runs
-from .i18n import t
+from .i18n import language, t
 from .numbers import number, quantity, share
 from .problems import config_error, trace_error_text
-from .session import WIDGET, ask, kept, page_state
+from .session import WIDGET, ask, columns_changed, kept, page_state
 from .source_forms import GeneratorForm, UploadForm
 from .tables import column_px, fits_page, grid_px
 from .text import md_escape
@@ -112,6 +112,7 @@ class CapacityState:
     target: int = 90
     parameter: str = "rate"
     columns: str = "policy"  # the group of the policies table's columns in view (COLUMN_GROUPS)
+    look: tuple | None = None  # what the policies table's columns were last drawn from (session.columns_changed)
     low: dict[str, float | int] = field(default_factory=lambda: {key: low for key, (low, _, _) in RANGES.items()})
     high: dict[str, float | int] = field(default_factory=lambda: {key: high for key, (_, high, _) in RANGES.items()})
     points: dict[str, int] = field(default_factory=lambda: {key: points for key, (_, _, points) in RANGES.items()})
@@ -262,19 +263,22 @@ def adopt(trace: Trace) -> None:
         st.toast(t("sw_budget_fitted", budget=f"{budget:,}"), icon="📏")
 
 
-def policies_editor(key: str, table: pd.DataFrame) -> pd.DataFrame:
-    """The policies table. Its number columns have no limits: the editor would clamp or drop a bad value
-    without a word; `entries` names it instead."""
+def policies_editor(key: str) -> pd.DataFrame:
+    """The policies table (CapacityState.policies, as edited). Its number columns have no limits: the editor would
+    clamp or drop a bad value without a word; `entries` names it instead."""
     labels = column_labels()
     # One group of columns at a time beside the label (COLUMN_GROUPS): the policy's, its budgets, its KV cache's or
     # its fleet's. Hidden ones keep their values, and those in which the rows differ are named under the table (the
     # prefix-caching example's two rows differ only in the cache).
     state = capacity_state()
     chosen = state.columns = kept(st.radio, t("sw_columns"), COLUMNS_KEY, state.columns, options=tuple(COLUMN_GROUPS),
-                                  horizontal=True, format_func=lambda group: t(f"sw_columns_{group}"),
-                                  on_change=store_edits)
+                                  horizontal=True, format_func=lambda group: t(f"sw_columns_{group}"))
     shown = ("label", *COLUMN_GROUPS[chosen])
-    widths = editor_widths(chosen, table["label"])  # (the stored labels: the columns change only with the group)
+    if columns_changed(state, key, (chosen, language(), presenter.on())):  # (else the grid would drop its edits)
+        state.policies = state.policies_now
+        st.session_state.pop(key, None)
+    table = state.policies
+    widths = editor_widths(chosen, table["label"])  # (the stored labels: a width changed under an edit would drop it)
     config = {"label": st.column_config.TextColumn(t("sw_col_label"), max_chars=60, width=widths["label"]),
               "prefix_cache": st.column_config.CheckboxColumn(labels["prefix_cache"], help=t("opt_prefix_cache_help"))}
     for column in NUMBERS:
@@ -290,15 +294,6 @@ def policies_editor(key: str, table: pd.DataFrame) -> pd.DataFrame:
     if differ:
         st.caption(t("sw_hidden_differ", columns=", ".join(differ)))
     return edited
-
-
-def store_edits() -> None:
-    """(The columns' group changed.) The grid starts afresh when its columns change, and its pending edits would be
-    lost: the table as edited becomes the one the editor starts from, with no edits pending."""
-    state = capacity_state()
-    if state.policies_now is not None:
-        state.policies = state.policies_now
-    st.session_state.pop(POLICIES_EDITOR, None)
 
 
 # The policies table's columns, a group at a time beside the label, each group few enough that every header is

@@ -16,9 +16,10 @@ from sim.core.presets import caches_prefixes
 from sim.trace.chat import BYTES
 from sim.trace.trace import REQUIRED, SEED_CSV, TEXT_COLUMNS, Trace, TraceError, check_budget, read_csv, validate
 
-from .i18n import t
+from . import presenter
+from .i18n import language, t
 from .scenario import Scenario, ScenarioError, decode
-from .session import WIDGET, kept, page_state
+from .session import WIDGET, columns_changed, holds_edits, kept, page_state
 from .source_forms import GeneratorForm, UploadForm
 
 TYPED = -1  # the chat panel's source "typed below"; a row of the lab's table otherwise (its position)
@@ -87,6 +88,7 @@ class LabState:
     base: pd.DataFrame | None = None  # the table the editor starts from
     current: pd.DataFrame | None = None  # the table as edited: what runs
     restarts: int = 0  # how often the editor had to start afresh on the same table (editor_key)
+    look: tuple | None = None  # what the editor's columns were last drawn from (session.columns_changed)
     link: str | None = None  # the share link last restored (or written), so that a rerun does not restore it again
     link_error: str | None = None  # why the last link could not be opened (a ScenarioError code)
     ran: Scenario | None = None  # the scenario whose results are shown
@@ -188,8 +190,16 @@ def editor_key() -> str:
 
 def edited() -> bool:
     """Whether the editor holds edits of its table."""
-    state = st.session_state.get(editor_key()) or {}
-    return any(state.get(part) for part in ("edited_rows", "added_rows", "deleted_rows"))
+    return holds_edits(editor_key())
+
+
+def editor_table() -> pd.DataFrame:
+    """The table the editor starts from: the stored one, or the table as edited where the editor's columns change
+    in this run (the language of their headers, presenter mode: columns_changed), so that no edit is lost."""
+    lab = state()
+    if columns_changed(lab, editor_key(), (language(), presenter.on())):
+        set_table(lab.current)
+    return lab.base
 
 
 def set_config(config: Config, policy_a: Policy, policy_b: Policy) -> None:

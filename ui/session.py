@@ -45,3 +45,18 @@ def run_button(place, label: str, key: str, **kwargs) -> bool:
     """The Run button `key` in `place` (st or a column); whether its run was asked for since the last rerun."""
     place.button(label, key=key, on_click=ask, args=(key,), **kwargs)
     return bool(st.session_state.pop(ASKED + key, False))
+
+
+def holds_edits(editor: str) -> bool:
+    """Whether the data editor under widget key `editor` holds edits of the table it was given."""
+    state = st.session_state.get(editor) or {}
+    return any(state.get(part) for part in ("edited_rows", "added_rows", "deleted_rows"))
+
+
+def columns_changed(holder, editor: str, look: tuple) -> bool:
+    """Whether the data editor `editor` (its widget key) holds edits and is drawn with other columns than at the last
+    run: `look` is what its columns are drawn from (their headers' language, presenter mode's widths, the group of
+    them shown), kept in `holder.look` (the page's state). The browser's grid starts afresh when its columns change,
+    and its pending edits would be lost: the caller then makes the table as edited the one it starts from."""
+    seen, holder.look = holder.look, look
+    return seen is not None and seen != look and holds_edits(editor)
