@@ -37,7 +37,7 @@ def test_every_group_of_the_policies_table_fits_the_page_with_its_headers_whole(
     for group, columns in COLUMN_GROUPS.items():
         widths = editor_widths(group, default_policies()["label"])
         assert list(widths) == ["label", *columns]
-        assert presenter.px(ROW_MARKER_PX) + sum(widths.values()) <= presenter.page_px(), group
+        assert presenter.px(ROW_MARKER_PX) + sum(widths.values()) <= presenter.options_px(), group
         for column in columns:  # the header's text after its pencil
             assert widths[column] >= presenter.px(column_px(labels[column], ()) + EDIT_ICON_PX), (group, column)
         if not page:  # (on a projector the text grows and a group may leave the label less)
@@ -47,7 +47,7 @@ def test_every_group_of_the_policies_table_fits_the_page_with_its_headers_whole(
 def test_a_long_label_widens_its_column_as_far_as_the_page_has_room(page):
     for group in COLUMN_GROUPS:
         short, long = editor_widths(group, ["static"]), editor_widths(group, ["static", LONG])
-        room = presenter.page_px() - presenter.px(ROW_MARKER_PX) - sum(w for c, w in long.items() if c != "label")
+        room = presenter.options_px() - presenter.px(ROW_MARKER_PX) - sum(w for c, w in long.items() if c != "label")
         assert long["label"] == min(presenter.px(column_px("", [LONG])), room), group
         assert long["label"] > short["label"] if not page else long["label"] >= short["label"], group
     if not page:  # whole beside two columns

@@ -317,7 +317,7 @@ def editor_widths(group: str, names) -> dict[str, int]:
     widths = {column: max(column_px(labels[column], ()) + EDIT_ICON_PX, column_px("", CHOICES.get(column, ())))
               for column in COLUMN_GROUPS[group]}
     widths = {column: presenter.px(px) for column, px in widths.items()}
-    room = presenter.page_px() - presenter.px(ROW_MARKER_PX) - sum(widths.values())
+    room = presenter.options_px() - presenter.px(ROW_MARKER_PX) - sum(widths.values())  # (it is in the options)
     label = max(LABEL_PX, column_px(t("sw_col_label"), ()) + EDIT_ICON_PX,
                 column_px("", [str(n) for n in names if pd.notna(n)]))
     return {"label": min(presenter.px(label), room), **widths}

@@ -99,11 +99,18 @@ def section(title: str):
 
 
 PAGE_PX = {False: 562, True: 659}  # the page's width in a 1024 px window: plain, and in presenter mode
+OPTIONS_INSET_PX = 42  # what an expander's padding takes from it in presenter mode (measured in Chromium: 617 px)
 
 
 def page_px() -> int:
     """The page's width in a 1024 px window (the narrowest the app is made for), in this mode."""
     return PAGE_PX[on()]
+
+
+def options_px() -> int:
+    """The width inside `options()` in a 1024 px window, in this mode: the page's, less an expander's padding in
+    presenter mode."""
+    return page_px() - (OPTIONS_INSET_PX if on() else 0)
 
 
 def px(size: int) -> int:
