@@ -122,7 +122,8 @@ def row_becomes(frame, first: str | tuple, cells: list) -> None:
     these cells, else fail showing it."""
     first = (first,) if isinstance(first, str) else first
     deadline = time.monotonic() + TIMEOUT_MS / 1000
-    while ((shown := next((row[len(first):len(first) + len(cells)] for row in grid(frame)["rows"]
+    # (a grid that starts afresh, its columns changed, has no table for a moment: not yet)
+    while ((shown := next((row[len(first):len(first) + len(cells)] for row in (grid(frame) or {}).get("rows", ())
                            if tuple(row[:len(first)]) == first), None)) != cells
            and time.monotonic() < deadline):
         time.sleep(0.1)  # polling the grid's own cells, not waiting on a guess
