@@ -267,8 +267,8 @@ def policies_editor(key: str) -> pd.DataFrame:
     """The policies table (CapacityState.policies, as edited). Its number columns have no limits: the editor would
     clamp or drop a bad value without a word; `entries` names it instead."""
     labels = column_labels()
-    # One group of columns at a time beside the label (COLUMN_GROUPS): the policy's, its budgets, its KV cache's or
-    # its fleet's. Hidden ones keep their values, and those in which the rows differ are named under the table (the
+    # One group of columns at a time beside the label (COLUMN_GROUPS): the batching, the budgets, the KV cache, the
+    # fleet or a split. Hidden ones keep their values, and those in which the rows differ are named under the table (the
     # prefix-caching example's two rows differ only in the cache).
     state = capacity_state()
     chosen = state.columns = kept(st.radio, t("sw_columns"), COLUMNS_KEY, state.columns, options=tuple(COLUMN_GROUPS),
@@ -314,9 +314,9 @@ def editor_widths(group: str, names) -> dict[str, int]:
     wide as its header and its choices, and the label column as wide as the longest of `names` (at least
     LABEL_PX) as far as the page leaves room; grown with the text in presenter mode."""
     labels = column_labels()
-    widths = {column: max(column_px(labels[column], ()) + EDIT_ICON_PX, column_px("", CHOICES.get(column, ())))
+    widths = {column: presenter.px(max(column_px(labels[column], ()) + EDIT_ICON_PX,
+                                       column_px("", CHOICES.get(column, ()))))
               for column in COLUMN_GROUPS[group]}
-    widths = {column: presenter.px(px) for column, px in widths.items()}
     room = presenter.options_px() - presenter.px(ROW_MARKER_PX) - sum(widths.values())  # (it is in the options)
     label = max(LABEL_PX, column_px(t("sw_col_label"), ()) + EDIT_ICON_PX,
                 column_px("", [str(n) for n in names if pd.notna(n)]))
