@@ -83,13 +83,14 @@ with presenter.options(t("presenter_options")):
         cost = CostModel("roofline", hardware=state.hardware, model=state.model, tp=state.tp)
         c2.caption(t("sw_cost_roofline_note") + " " + roofline_words(cost))
     unit = t("unit_ms" if cost is not None else "unit_tick")
-    s1, s2, s3, s4, s5 = st.columns(5)
-    state.first = kept(s1.radio, t("cfg_first_token"), "sw_first", state.first, options=("decode", "prefill"),
-                       format_func=lambda k: t(f"first_{k}"), help=t("cfg_first_token_help"))
-    for column, name in ((s2, "slo_ttft"), (s3, "slo_tpot"), (s4, "slo_e2e")):
+    state.first = kept(st.radio, t("cfg_first_token"), "sw_first", state.first, options=("decode", "prefill"),
+                       format_func=lambda k: t(f"first_{k}"), help=t("cfg_first_token_help"), horizontal=True)
+    # (the SLOs' labels wrap to different heights in a narrow window: their inputs line up at the bottom)
+    s1, s2, s3, s4 = st.columns(4, vertical_alignment="bottom")
+    for column, name in ((s1, "slo_ttft"), (s2, "slo_tpot"), (s3, "slo_e2e")):
         setattr(state, name, kept(column.number_input, t(f"cfg_{name}", unit=unit), f"sw_{name}", getattr(state, name),
                                   min_value=0.0, max_value=1e9, step=1.0, help=t("cfg_slo_help")))
-    state.target = kept(s5.slider, t("sw_target"), "sw_target", state.target, min_value=50, max_value=100, step=5,
+    state.target = kept(s4.slider, t("sw_target"), "sw_target", state.target, min_value=50, max_value=100, step=5,
                         format="%d%%", help=t("sw_target_help"))
     chosen, problems = capacity.entries(edited, state.first, state.slo(), cost,
                                         capacity.prefix_block(lab_state.settings().prefix_block))

@@ -103,14 +103,15 @@ with st.expander(t("rm_prefilled")):
 
 st.header(t("lab_budgets"), divider="gray")
 with presenter.options(t("presenter_options")):
-    b1, b2, b3, b4 = st.columns(4)
+    # (the labels wrap to different heights in a narrow window: the inputs line up at the bottom)
+    b1, b2, b3 = st.columns(3, vertical_alignment="bottom")
     budget = state.budget = kept(b1.number_input, t("cfg_budget"), "rm_budget", state.budget, min_value=1,
                                  max_value=100_000, help=t("cfg_budget_help"))
     max_seqs = state.max_seqs = kept(b2.number_input, t("cfg_max_seqs"), "rm_max_seqs", state.max_seqs, min_value=0,
                                      max_value=1024, help=t("cfg_max_seqs_help"))
     kv_blocks = state.kv_blocks = kept(b3.number_input, t("rm_kv_blocks"), "rm_kv_blocks", state.kv_blocks,
                                        min_value=0, max_value=100_000, help=t("rm_kv_blocks_help"))
-    first = state.first = kept(b4.radio, t("cfg_first_token"), "rm_first", state.first, options=("decode", "prefill"),
+    first = state.first = kept(st.radio, t("cfg_first_token"), "rm_first", state.first, options=("decode", "prefill"),
                                horizontal=True, format_func=lambda k: t(f"first_{k}"), help=t("cfg_first_token_help"))
     for place, side in zip(places(), "ab"):
         with place:

@@ -86,8 +86,9 @@ with trace_section:
 
 settings, setting = lab_state.settings(), lab_state.setting
 with presenter.section(t("lab_budgets")):
-    for place, name in zip(grid(3, 3), ("token_budget", "max_seqs", "first_token")):
+    for place, name in zip(grid(2, 2), ("token_budget", "max_seqs")):
         setting(place, name)
+    setting(st, "first_token")  # (a row of its own: beside two inputs its choices wrapped into a narrow column)
     unit = t("unit_tick" if settings.cost_kind == "ticks" else "unit_ms")
     for place, name in zip(grid(3, 3), ("slo_ttft", "slo_tpot", "slo_e2e")):
         setting(place, name, unit=unit)

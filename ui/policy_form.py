@@ -53,9 +53,11 @@ def places() -> tuple:
 
 def grid(count: int, across: int) -> list:
     """Places for `count` settings in rows of `across` columns; on a projector (presenter mode: text a third
-    larger on a page no wider) rows of half as many, so that each label keeps its words whole."""
+    larger on a page no wider) rows of half as many, so that each label keeps its words whole. A row's widgets line
+    up at the bottom (their labels may wrap to different heights)."""
     per_row = (across + 1) // 2 if presenter.on() else across
-    return [place for start in range(0, count, per_row) for place in st.columns(per_row)[:count - start]]
+    return [place for start in range(0, count, per_row)
+            for place in st.columns(per_row, vertical_alignment="bottom")[:count - start]]
 
 
 def option_widget(name: str, shown: object, key: str, disabled: bool, help_text: str | None = None,
