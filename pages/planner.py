@@ -25,7 +25,7 @@ with presenter.options(t("presenter_options")):  # on a projector, folded: the c
                         options=("generated", "lab"), format_func=lambda k: t(f"pl_source_{k}"))
     trace = None
     if state.source == "generated":
-        g1, g2, g3, g4, g5, g6 = st.columns(6)
+        g1, g2, g3, g4, g5, g6 = st.columns(6, vertical_alignment="bottom")  # (labels of one to three lines)
         state.requests = kept(g1.number_input, t("pl_requests"), "pl_requests", state.requests, min_value=1,
                               max_value=20000, step=100)
         state.rate = kept(g2.number_input, t("pl_rate"), "pl_rate", state.rate, min_value=0.01, max_value=1000.0,
@@ -55,17 +55,21 @@ with presenter.options(t("presenter_options")):  # on a projector, folded: the c
                            key="pl_dl_trace")
 
     st.header(t("pl_fleet"), divider="gray")
-    m1, m2, m3 = st.columns([1, 2, 1])
+    m1, m2 = st.columns([1, 2], vertical_alignment="center")
     state.model = kept(m1.selectbox, t("cfg_model"), "pl_model", state.model, options=list(MODELS))
-    m1.caption(planner.model_caption(state.model))
-    state.gpus = kept(m2.multiselect, t("pl_gpus_label"), "pl_gpus", state.gpus, options=list(GPUS))
-    state.tps = kept(m3.multiselect, t("cfg_tp"), "pl_tps", state.tps, options=list(planner.TPS))
-    (r1, r2), (r3, r4) = st.columns(2), st.columns(2)  # (two a row: every label whole at 1024 px)
-    state.replicas = kept(r1.slider, t("pl_replicas"), "pl_replicas", state.replicas, min_value=1, max_value=32)
+    m2.caption(planner.model_caption(state.model))
+    # (a multiselect shows its choices on one line, cut where the box ends: each gets the room for all of them)
+    state.gpus = kept(st.multiselect, t("pl_gpus_label"), "pl_gpus", state.gpus, options=list(GPUS),
+                      placeholder=t("pl_pick"))
+    r1, r2 = st.columns(2)  # (two a row: every label whole at 1024 px)
+    state.tps = kept(r1.multiselect, t("cfg_tp"), "pl_tps", state.tps, options=list(planner.TPS),
+                     placeholder=t("pl_pick"))
     state.budget = kept(r2.selectbox, t("pl_budget"), "pl_budget", state.budget, options=list(planner.BUDGETS),
                         format_func=number)
-    state.splits = kept(r3.multiselect, t("pl_splits"), "pl_splits", state.splits, options=list(planner.SPLITS),
-                        help=t("pl_splits_help"))
+    state.splits = kept(st.multiselect, t("pl_splits"), "pl_splits", state.splits, options=list(planner.SPLITS),
+                        placeholder=t("pl_splits_none"), help=t("pl_splits_help"))
+    r3, r4 = st.columns(2, vertical_alignment="center")
+    state.replicas = kept(r3.slider, t("pl_replicas"), "pl_replicas", state.replicas, min_value=1, max_value=32)
     state.priced = kept(r4.toggle, t("pl_priced"), "pl_priced", state.priced, help=t("pl_priced_help"))
     if state.priced and state.gpus:
         for column, gpu in zip(st.columns(len(state.gpus)), state.gpus):
@@ -73,7 +77,7 @@ with presenter.options(t("presenter_options")):  # on a projector, folded: the c
                                      state.prices.get(gpu, 2.0), min_value=0.01, max_value=1000.0, step=0.1)
 
     st.header(t("pl_slo"), divider="gray")
-    s1, s2, s3 = st.columns(3)
+    s1, s2, s3 = st.columns(3, vertical_alignment="bottom")
     state.slo_ttft = kept(s1.number_input, t("cfg_slo_ttft", unit=t("unit_ms")), "pl_ttft", state.slo_ttft,
                           min_value=0.0, max_value=1e7, step=100.0, help=t("cfg_slo_help"))
     state.slo_tpot = kept(s2.number_input, t("cfg_slo_tpot", unit=t("unit_ms")), "pl_tpot", state.slo_tpot,
@@ -102,7 +106,7 @@ if ready:
             st.error(t("pl_bad", reason=str(error)))
         bar.empty()
     elif state.shown[0] != key:
-        st.warning(t("sw_stale"))
+        st.warning(t("pl_stale"))
 if state.shown is None:
     st.info(t("pl_press_run"))
     st.stop()

@@ -6,6 +6,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from ui.strings import STRINGS
+
 APP = str(Path(__file__).resolve().parents[1] / "classroom.py")
 
 
@@ -82,6 +84,22 @@ def test_no_gpu_chosen_is_named_and_nothing_runs():
     assert not at.exception
     assert [e.value for e in at.error] == ["Choose at least one GPU to try."]
     assert at.button(key="pl_run").disabled
+
+
+def test_the_choices_and_a_stale_plan_speak_the_pages_language_and_name_its_button():
+    """An empty multiselect says what to choose in the page's language (not Streamlit's "Choose options"), and
+    after an input changes the page says to press its own button (it once named the capacity lab's Run the sweep).
+    (The switch to Chinese comes last: AppTest formats a radio's choice outside the page, in English.)"""
+    at = open_planner()
+    at.number_input(key="w_pl_rate").set_value(21.0).run()
+    for lang in ("en", "zh"):
+        if lang == "zh":
+            at.sidebar.radio[0].set_value("zh").run()
+        assert not at.exception
+        assert {m.proto.placeholder for m in at.multiselect} == {STRINGS["pl_pick"][lang],
+                                                                 STRINGS["pl_splits_none"][lang]}
+        assert [w.value for w in at.warning] == [STRINGS["pl_stale"][lang]]
+        assert STRINGS["pl_run"][lang] in STRINGS["pl_stale"][lang]
 
 
 def test_a_model_too_big_for_the_gpus_is_said_per_family():

@@ -168,9 +168,13 @@ def chart(found: Plan) -> go.Figure:
         "yaxis": {"title": {"text": t("pl_goodput_axis")}, "gridcolor": "#e5e8ee",  # (room above the best point)
                   "range": [0, max((r["goodput"] * 1000 for r in ran), default=1) * 1.15 or 1]}}
     best = found.cheapest
-    if best is not None:
+    if best is not None:  # its label reaches into the chart, away from the axes and the edges near the point
+        right = best["cost"] <= max(r["cost"] for r in ran) / 2
+        low = best["goodput"] * 1000 <= layout["yaxis"]["range"][1] / 2
         layout["annotations"] = [{"x": best["cost"], "y": best["goodput"] * 1000, "text": "★ " + t("pl_cheapest"),
-                                  "showarrow": True, "arrowhead": 2, "ax": 40, "ay": 40, "bgcolor": "white"}]
+                                  "showarrow": True, "arrowhead": 2, "ax": 40 if right else -40,
+                                  "ay": -40 if low else 40, "xanchor": "left" if right else "right",
+                                  "bgcolor": "white"}]
     return plotly_figure(data, layout)
 
 

@@ -543,6 +543,7 @@ TEXTS = {
     "pl_lengths_order": "A shortest length is above its longest: lengths are drawn evenly between the two.",
     "pl_trace_summary": "{n} requests over {span} s; mean prompt {prompt} tokens, mean output {output} tokens.",
     "pl_fleet": "2 · The model and the GPUs to try",
+    "pl_pick": "choose one or more",
     "pl_gpus_label": "GPUs to try",
     "pl_replicas": "Replicas to search (each a copy of the engine)",
     "pl_priced": "Price by the hour",
@@ -552,6 +553,7 @@ TEXTS = {
     "pl_no_gpu": "Choose at least one GPU to try.",
     "pl_no_tp": "Choose at least one tensor-parallel width.",
     "pl_run": "Plan",
+    "pl_stale": "The inputs changed since this plan was made: press Plan to update it.",
     "pl_running": "Simulating fleets: {n} so far…",
     "pl_press_run": "Press Plan to search.",
     "pl_bad": "The plan cannot run: {reason}",
@@ -585,6 +587,7 @@ TEXTS = {
     "pl_fleet_cell": "{fleet}: {gpus}",
     "pl_fleet_engines": "{replicas} × {gpu} (TP {tp})",
     "pl_fleet_split": "{replicas} × ({split}) {gpu} (TP {tp})",
+    "pl_splits_none": "none: engines side by side only",
     "pl_splits": "Prefill:decode splits to try",
     "pl_splits_help": (
         "Beside engines side by side, fleets split DistServe's way: a copy is P prefill engines and D decode engines "

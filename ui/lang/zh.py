@@ -514,6 +514,7 @@ TEXTS = {
     "pl_lengths_order": "最短长度大于最长长度：长度在两者之间均匀抽取。",
     "pl_trace_summary": "{n} 个请求，跨 {span} 秒；平均 prompt {prompt} 个 token，平均输出 {output} 个 token。",
     "pl_fleet": "2 · 模型与要尝试的 GPU",
+    "pl_pick": "选择一个或多个",
     "pl_gpus_label": "要尝试的 GPU",
     "pl_replicas": "要搜索的副本数（每个是一份引擎拷贝）",
     "pl_priced": "按小时计价",
@@ -523,6 +524,7 @@ TEXTS = {
     "pl_no_gpu": "请至少选择一种 GPU。",
     "pl_no_tp": "请至少选择一种张量并行宽度。",
     "pl_run": "规划",
+    "pl_stale": "输入在上次规划后已改变：按「规划」更新结果。",
     "pl_running": "正在模拟集群：已完成 {n} 个…",
     "pl_press_run": "按「规划」开始搜索。",
     "pl_bad": "无法规划：{reason}",
@@ -556,6 +558,7 @@ TEXTS = {
     "pl_fleet_cell": "{fleet}：{gpus}",
     "pl_fleet_engines": "{replicas} × {gpu} (TP {tp})",
     "pl_fleet_split": "{replicas} × ({split}) {gpu} (TP {tp})",
+    "pl_splits_none": "不试：只试并排的引擎",
     "pl_splits": "要尝试的预填充:解码拆分",
     "pl_splits_help": (
         "除了并排的引擎，还尝试 DistServe 式的拆分集群：每一份拷贝是 P 个预填充引擎加 D 个解码引擎（1:2 即一个预填充配两个"
