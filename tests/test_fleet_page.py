@@ -73,3 +73,12 @@ def test_the_split_gantt_draws_each_transfer_between_the_replicas(made):
     bars = next(trace for trace in figure["data"] if trace["name"] == STRINGS["legend_transfer"]["en"])
     moved = [m for m in small.split.transfers if m is not None]
     assert bars["base"] == [m.start for m in moved] and bars["x"] == pytest.approx([m.end - m.start for m in moved])
+
+
+def test_the_routing_gantts_share_one_time_axis(made):
+    """The routers' Gantt charts are read one against the other: each draws the same span, with the same ticks."""
+    with speaking("en"):
+        pictures = fleet.routing_lesson(made["routing"]).charts[2:]
+    ranges = [tuple(json.loads(p.to_json())["layout"]["xaxis"]["range"]) for p in pictures]
+    assert len(pictures) >= 2 and len(set(ranges)) == 1
+    assert ranges[0][1] >= max(s.makespan for f in made["routing"]["small"] for s, _, _ in f.parts)

@@ -147,7 +147,8 @@ def routing_lesson(runs: dict[str, list[Fleet]]) -> Lesson:
     first = ttft_bars(chats, t("fleet_routing_chart"), t("fleet_routing_named", **figures))
     second = ttft_bars(hot, t("fleet_hot_chart"), t("fleet_hot_named", **figures))
     small = runs["small"]
-    pictures = [fleet_gantt(f, t("fleet_gantt_routing", router=t(f.key))) for f in small]
+    end = max(schedule.makespan for f in small for schedule, _, _ in f.parts)  # (one time axis: compared)
+    pictures = [fleet_gantt(f, t("fleet_gantt_routing", router=t(f.key)), end) for f in small]
     rows = {"fleet_col_hit_rate": lambda i: share(chats[i].metrics.prefix_hit_rate),
             "fleet_col_ttft_p50": lambda i: duration(chats[i].metrics.percentiles["ttft"][50]),
             "fleet_col_ttft_p99": lambda i: duration(chats[i].metrics.percentiles["ttft"][99]),
@@ -232,9 +233,10 @@ def split_lesson(runs: dict[str, object]) -> Lesson:
 
 
 # -- the Gantt chart of a fleet ------------------------------------------------------------------------------------
-def fleet_gantt(fleet: Fleet, title: str) -> go.Figure:
+def fleet_gantt(fleet: Fleet, title: str, x_max: float | None = None) -> go.Figure:
     """A panel a replica, its requests' lanes in it (named by role), and with a split the KV transfers between the
-    prefill and the decode replicas, a bar a request from its first token to its blocks' landing."""
+    prefill and the decode replicas, a bar a request from its first token to its blocks' landing; on a time axis to
+    `x_max` (else its last makespan)."""
     runs = [(t(f"fleet_panel_{role}", index=number(k)), schedule)
             for k, (role, (schedule, _, _)) in enumerate(zip(fleet.roles, fleet.parts))]
     transfers = None
@@ -242,7 +244,7 @@ def fleet_gantt(fleet: Fleet, title: str) -> go.Figure:
         run = fleet.split
         moved = [(trace_name(run, j), transfer) for j, transfer in enumerate(run.transfers) if transfer is not None]
         transfers = panels.transfers_panel(t("fleet_panel_transfers"), moved, fleet.parts[0][0].unit)
-    return panels.fleet_gantts(runs, title, transfers, after=fleet.roles.count("prefill"))
+    return panels.fleet_gantts(runs, title, transfers, after=fleet.roles.count("prefill"), x_max=x_max)
 
 
 def trace_name(run: SplitRun, j: int) -> str:

@@ -128,11 +128,11 @@ TRANSFER_COLOR = "#8e6c8a"
 
 
 def fleet_gantts(runs: list[tuple[str, Schedule]], title: str, transfers: Panel | None = None,
-                 after: int = 0) -> go.Figure:
+                 after: int = 0, x_max: float | None = None) -> go.Figure:
     """The Gantt charts of a fleet's replicas, a panel each (labelled), each with its own requests' lanes, on one
-    time axis; `transfers` (the KV transfers of a split) goes between the first `after` panels (the prefill
-    replicas) and the rest."""
-    x_max = max(schedule.makespan for _, schedule in runs)
+    time axis (to `x_max`, else the last makespan); `transfers` (the KV transfers of a split) goes between the first
+    `after` panels (the prefill replicas) and the rest."""
+    x_max = x_max or max(schedule.makespan for _, schedule in runs)
     layout = timeline_layout(title, 0, x_max, runs[0][1].unit, {})
     xaxis = layout.pop("xaxis")
     del layout["yaxis"]
