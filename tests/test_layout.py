@@ -5,10 +5,11 @@ link label cut off.
 Each page opens in a fresh browser context whose locale picks the language (the app follows the browser's locale on
 first visit). The lab's options and the capacity lab's examples are checked at both sizes at once: one in a second
 Chromium on a thread of its own (`side`), as two students' browsers. In the check of every page no button is
-pressed: what is checked is what a page draws by itself (the capacity lab's first-visit sweep included). The pages
-come from the files in pages/ (home.py is "/", x.py is "/x"), so a page added later is checked too. The checks run
-as one script in the page (CHECKS) that returns a list of problems, each naming the page, the language and the
-element; the test fails showing that list. Needs Debian's Chromium, like tests/test_browser.py.
+pressed: what is checked is what a page draws by itself (the capacity lab's first-visit sweep included); the pages
+that fold their options on a projector are checked again in presenter mode at 1024 px with every expander open.
+The pages come from the files in pages/ (home.py is "/", x.py is "/x"), so a page added later is checked too. The
+checks run as one script in the page (CHECKS) that returns a list of problems, each naming the page, the language
+and the element; the test fails showing that list. Needs Debian's Chromium, like tests/test_browser.py.
 """
 from __future__ import annotations
 
@@ -201,13 +202,13 @@ def settle(page, where: str) -> None:
 
 
 def layout_problems(browser, base: str, path: str, language: str, viewport: dict = VIEWPORT,
-                    click: str | None = None, modes: tuple[bool, ...] = (False,), heading: str | None = None
-                    ) -> list[str]:
+                    click: str | None = None, modes: tuple[bool, ...] = (False,), heading: str | None = None,
+                    unfold: bool = False) -> list[str]:
     """Open `path` in `language` at `viewport` (with a click on the button of key `click`) and return the checks'
     problems in each of `modes` in turn (False: plain; True: presenter mode, switched on where the page stands,
     as a teacher does), a screenshot kept of each with any. One page serves both modes: a second load would only
     draw the plain page again. `heading`: the page's title in the language, and a chart drawn on it, checked too
-    in each mode."""
+    in each mode. `unfold`: every folded expander of the page is opened first (in each mode)."""
     shown = path.split("?")[0] + (" (a link)" if "?" in path else "")  # (a share link's query is long)
     size = f"{language} · {viewport['width']}×{viewport['height']}"
     context = browser.new_context(locale=LOCALES[language], viewport=viewport)
@@ -227,6 +228,8 @@ def layout_problems(browser, base: str, path: str, language: str, viewport: dict
                 # (the page drawn before is hidden at once: wait for the rerun's own, or a blank page would settle)
                 page.locator(f".st-key-{PAGE_KEY}").wait_for(state="attached")
                 settle(page, where)
+            while unfold and page.evaluate(OPEN_FOLDED, []):  # (all those drawn, then those their reruns drew)
+                settle(page, where)
             raised = page.get_by_test_id("stException").all_inner_texts()  # a broken page is no layout to judge
             found = [f"{where}: the page raised {' '.join(text.split())[:300]}" for text in raised]
             found += page.evaluate(CHECKS, where)
@@ -237,7 +240,7 @@ def layout_problems(browser, base: str, path: str, language: str, viewport: dict
                 if not page.locator('[data-testid="stPlotlyChart"] .main-svg').count():
                     found.append(f"{where}: no chart is drawn")
             if presenting:
-                found += page.evaluate(PRESENTER_CHECKS, [where, MIN_FONT_PX, click is None])
+                found += page.evaluate(PRESENTER_CHECKS, [where, MIN_FONT_PX, click is None and not unfold])
             if found:
                 SCREENSHOTS.mkdir(parents=True, exist_ok=True)
                 name = re.sub(r"[^A-Za-z0-9_.-]+", "_", f"layout-{shown.strip('/') or 'home'}-{click or ''}-"
@@ -283,6 +286,16 @@ def test_the_capacity_labs_examples_fit_the_screen(server, browser, side, langua
     and an engines column: each still fits, at both sizes."""
     problems = at_both_sizes(side, browser, lambda chromium, viewport: layout_problems(
         chromium, server, "/capacity_lab", language, viewport, example))
+    assert not problems, json.dumps(problems, ensure_ascii=False, indent=1)
+
+
+@pytest.mark.parametrize("language", list(LOCALES))
+@pytest.mark.parametrize("path", ["/capacity_lab", "/planner", "/real_model", "/many_servers"])
+def test_a_pages_options_opened_on_a_projector_fit_the_screen(server, browser, path, language):
+    """In presenter mode these pages fold their options (and the capacity lab its generator's settings) into
+    expanders, which the check of every page leaves folded: opened, at 1024 px, every label is still whole (the
+    Chinese arrival rate's once stuck out of its column)."""
+    problems = layout_problems(browser, server, path, language, VIEWPORTS["1024x768"], modes=(True,), unfold=True)
     assert not problems, json.dumps(problems, ensure_ascii=False, indent=1)
 
 

@@ -74,12 +74,13 @@ def _generate(prefix: str, form: GeneratorForm, on_trace: Callable[[Trace], None
 def generator_tab(prefix: str, form: GeneratorForm, on_trace: Callable[[Trace], None]) -> None:
     """The seeded generator's form (widget keys start with `prefix`, values kept in `form`); its button hands the
     trace to `on_trace`."""
-    g1, g2, g3 = st.columns(3)
+    g1, g2, g3 = st.columns(3, vertical_alignment="bottom")  # (their labels may wrap to different heights)
     _widget(g1.number_input, t("gen_n"), prefix, form, "n", min_value=1, max_value=MAX_REQUESTS, help=t("gen_n_help"))
     _widget(g2.number_input, t("gen_rate"), prefix, form, "rate", min_value=0.001, max_value=1000.0, step=0.1,
             format="%.3f", help=t("gen_rate_help"))
     _widget(g3.number_input, t("gen_burstiness"), prefix, form, "burstiness", min_value=0.01, max_value=100.0,
             step=0.1, help=t("gen_burstiness_help"))
+    g1, g2, g3 = st.columns(3)  # (then each length's distribution and its bounds down its column)
     for column, which in ((g1, "prompt"), (g2, "output")):
         with column:
             kind = _widget(st.selectbox, t(f"gen_{which}"), prefix, form, f"{which}_kind",
