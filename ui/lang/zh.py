@@ -291,7 +291,7 @@ TEXTS = {
         "完成（看 Gantt 中的多 token 步），同时预算图被更快填满。"),
     "gen_n": "请求数",
     "gen_n_help": "要生成的请求个数。",
-    "gen_rate": "到达率（每 tick 请求数）",
+    "gen_rate": "每 tick 到达的请求数",
     "gen_rate_help": "每 tick 平均到达的请求数。",
     "gen_burstiness": "突发度（burstiness）",
     "gen_burstiness_help": (
