@@ -10,6 +10,7 @@ from ui import lab_state, planner, presenter
 from ui.boot import through_app
 from ui.i18n import t
 from ui.numbers import number
+from ui.policy_form import grid
 from ui.session import kept, run_button
 from ui.tables import show_table
 
@@ -25,7 +26,7 @@ with presenter.options(t("presenter_options")):  # on a projector, folded: the c
                         options=("generated", "lab"), format_func=lambda k: t(f"pl_source_{k}"))
     trace = None
     if state.source == "generated":
-        g1, g2, g3, g4, g5, g6 = st.columns(6, vertical_alignment="bottom")  # (labels of one to three lines)
+        g1, g2, g3, g4, g5, g6 = grid(6, 6)  # (on a projector two rows of three: every label whole)
         state.requests = kept(g1.number_input, t("pl_requests"), "pl_requests", state.requests, min_value=1,
                               max_value=20000, step=100)
         state.rate = kept(g2.number_input, t("pl_rate"), "pl_rate", state.rate, min_value=0.01, max_value=1000.0,
