@@ -266,3 +266,10 @@ def test_thinning_keeps_a_dense_plots_points_to_its_cells():
     ys = [k % 7 for k in range(20_000)]
     kept_x, kept_y = charts.thinned(xs, ys)
     assert len(set(zip(kept_x, kept_y))) == len(kept_x) <= (charts.MARKER_GRID[0] + 1) * 7  # (x = 999: a cell more)
+
+
+def test_a_timeline_in_ms_writes_whole_milliseconds_and_ticks_keep_plotlys_own():
+    """A ms axis reads "15,000 ms", not Plotly's "15k ms" beside charts in seconds; a tick axis is left as it was."""
+    ms, ticks = (charts.timeline_layout("t", 100, 15_000, unit, {})["xaxis"] for unit in ("ms", "tick"))
+    assert ms["exponentformat"] == "none" and ms["separatethousands"]
+    assert "exponentformat" not in ticks and "separatethousands" not in ticks

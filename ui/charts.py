@@ -128,6 +128,8 @@ def timeline_layout(title: str, height: int, x_max: float | None, unit: str, yax
     pad = (x_max or 0) * 0.02 + 0.3  # room for the markers at both ends
     xaxis = {"title": {"text": t(f"unit_{unit}")}, "showgrid": True, "gridcolor": "#e5e8ee", "zeroline": False,
              "tick0": 0, **integer_axis}
+    if unit == "ms":  # whole milliseconds under their unit ("15,000 ms", not Plotly's "15k ms")
+        xaxis |= {"exponentformat": "none", "separatethousands": True}
     if x_max:
         xaxis["range"] = [-pad, x_max + pad]
     return base_layout(title, height + 40, columns) | {
