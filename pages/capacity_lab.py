@@ -98,7 +98,10 @@ with presenter.options(t("presenter_options")):
         problems.append(t("cost_profile_missing", path=md_escape(str(cost_profile.SHIPPED))))
 
     st.header(t("sw_sweep"), divider="gray")
-    p1, p2, p3, p4 = st.columns([2, 1, 1, 1])
+    if presenter.on():  # (on a projector the parameter's longer names need a row of their own)
+        p1, (p2, p3, p4) = st.container(), st.columns(3)
+    else:
+        p1, p2, p3, p4 = st.columns([2, 1, 1, 1])
     parameter = state.parameter = kept(p1.selectbox, t("sw_parameter"), "sw_parameter", state.parameter,
                                        options=list(capacity.RANGES), format_func=lambda k: t(f"sw_param_{k}"),
                                        help=t("sw_parameter_help"))

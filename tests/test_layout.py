@@ -161,6 +161,15 @@ CHECKS = "(where) => {" + HELPERS + r"""
           problems.push(`${where}: ${name} sticks out of its box (${el.scrollWidth} px in ${el.clientWidth} px)`);
       });
   });
+  // 4. A selectbox shows its whole choice: Streamlit writes it into the box's input, which clips what is too long.
+  Array.from(document.querySelectorAll('[data-testid="stSelectbox"]')).filter(shown).forEach((box, i) => {
+    const input = box.querySelector('input');
+    if (input && input.scrollWidth > input.clientWidth + 1) {
+      const label = box.querySelector('[data-testid="stWidgetLabel"]');
+      problems.push(`${where}: selectbox #${i + 1} "${label ? text(label) : ''}" cuts its choice "${input.value}" ` +
+                    `(${input.scrollWidth} px shown in ${input.clientWidth} px)`);
+    }
+  });
   return problems;
 }"""
 

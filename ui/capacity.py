@@ -177,18 +177,21 @@ def prefix_example_policies() -> pd.DataFrame:
 
 def load_prefix_example() -> None:
     """The example button's callback (it runs before the widgets are drawn, so they show what it set)."""
-    load_example(prefix_example_trace(), PREFIX_BLOCK, prefix_example_policies(), "rate", PREFIX_RANGE)
+    load_example(prefix_example_trace(), PREFIX_BLOCK, prefix_example_policies(), "rate", PREFIX_RANGE,
+                 columns="prefix")
 
 
 def load_example(trace: Trace, block: int | None, policies: pd.DataFrame, parameter: str, span: tuple,
-                 cost: str = "ticks", first: str = "decode", slo: tuple[float, float] | None = None) -> None:
+                 cost: str = "ticks", first: str = "decode", slo: tuple[float, float] | None = None,
+                 columns: str = "policy") -> None:
     """Load an example and run it: its trace (its hash ids covering `block` tokens), policies, swept parameter and
-    range (low, high, points), cost model, first token and SLOs (TTFT, TPOT; default: the page's defaults). Each
+    range (low, high, points), cost model, first token, SLOs (TTFT, TPOT; default: the page's defaults) and the
+    group of the policies table's columns in view, those in which its rows differ (COLUMN_GROUPS). Each
     widget it sets is given its value (a widget drawn again under its key with another default would keep showing
     the old one in the browser)."""
     state = capacity_state()
     low, high, points = span
-    settings = {"source": "generated", "parameter": parameter, "cost": cost, "first": first,
+    settings = {"source": "generated", "parameter": parameter, "cost": cost, "first": first, "columns": columns,
                 **dict(zip(("slo_ttft", "slo_tpot", "slo_e2e"), (*slo, 0.0) if slo else DEFAULT_SLO))}
     for name, value in settings.items():
         setattr(state, name, value)
@@ -225,8 +228,7 @@ def split_example_policies() -> pd.DataFrame:
 def load_split_example() -> None:
     """The split example's button callback: swept over the prefill engines, with the split's columns shown."""
     load_example(split_example_trace(), None, split_example_policies(), "prefill_replicas", (1, 3, 3), "profile",
-                 "prefill", SPLIT_SLO)
-    capacity_state().columns = st.session_state[WIDGET + COLUMNS_KEY] = "split"
+                 "prefill", SPLIT_SLO, columns="split")
 
 
 RUN = "sw_run"  # the Run button's key
@@ -296,12 +298,12 @@ def policies_editor(key: str) -> pd.DataFrame:
     return edited
 
 
-# The policies table's columns, a group at a time beside the label, each group few enough that every header is
-# whole beside a label column of LABEL_PX in a 1024 px window, in either language (editor_widths): the batching and
-# the queue order, the budgets, the KV cache, replicas behind a router, and a prefill/decode split (its engines and
-# the KV transfer between them).
-COLUMN_GROUPS = {"policy": ("batching", "order"), "budgets": ("token_budget", "max_seqs", "chunk_size"), "kv": KV,
-                 "fleet": FLEET[:2], "split": FLEET[2:]}
+# The policies table's columns, a group at a time beside the label, each group few enough (three at most) that every
+# header is whole beside a label column of LABEL_PX in a 1024 px window, in either language and on a projector too
+# (editor_widths): the batching and the queue order, the budgets, the KV cache, the prefix cache, replicas behind a
+# router, a prefill/decode split's engines, and the KV transfer between them.
+COLUMN_GROUPS = {"policy": ("batching", "order"), "budgets": ("token_budget", "max_seqs", "chunk_size"),
+                 "kv": KV[:3], "prefix": KV[3:], "fleet": FLEET[:2], "split": FLEET[2:4], "transfer": FLEET[4:]}
 CHOICES = {"batching": POLICIES, "order": ORDERS, "kv_admission": KV_ADMISSION, "preempt": PREEMPT, "router": ROUTERS}
 LABEL_PX = 150  # the label column's width, at least (grown for a longer label, where the page has room)
 EDIT_ICON_PX = 24  # an editable column's header draws a pencil and a gap before its text

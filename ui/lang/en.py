@@ -1179,9 +1179,11 @@ TEXTS = {
     "sw_columns": "Columns",
     "sw_columns_policy": "batching and queue order",
     "sw_columns_budgets": "budgets (tokens, sequences, chunks)",
-    "sw_columns_kv": "KV cache (blocks, admission, preemption, prefix cache)",
+    "sw_columns_kv": "KV cache (blocks, admission, preemption)",
+    "sw_columns_prefix": "prefix cache",
     "sw_columns_fleet": "fleet (replicas and router)",
-    "sw_columns_split": "prefill/decode split (engines, KV transfer)",
+    "sw_columns_split": "prefill/decode split (engines)",
+    "sw_columns_transfer": "a split's KV transfer (latency, per block)",
     "sw_hidden_differ": "The rows also differ in columns not shown: {columns}.",
     "sw_knee_label": "knee of {policy}: {value}",
     "sw_why": "Why a curve goes against intuition",
@@ -1527,7 +1529,7 @@ TEXTS = {
         "Prefix-block hashes of its prompt, whole numbers separated by spaces (Mooncake's hash_ids): equal "
         "ids, equal tokens, so the prefix cache can share them."),
 
-    "sw_col_prefix_cache": "cache",
+    "sw_col_prefix_cache": "prefix cache",
     "sw_col_hit_rate": "hit rate",
 
     "cost_lpm_title": "Cache-aware order: more hits, and who waits",

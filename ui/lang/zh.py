@@ -1115,7 +1115,7 @@ TEXTS = {
     "sw_col_kv_transfer_per_block_help": "传输每个 KV block 的时间，单位 tick（实测 profile 下为 ms）。",
     "sw_col_engines": "引擎",
     "sw_param_replicas": "副本数",
-    "sw_param_prefill_replicas": "分离部署中的预填充引擎数",
+    "sw_param_prefill_replicas": "分离部署的预填充引擎数",
     "sw_short_replicas": "副本",
     "sw_short_prefill_replicas": "预填充",
     "sw_best_split_label": "{policy} 的最佳划分：{value}",
@@ -1126,9 +1126,11 @@ TEXTS = {
     "sw_columns": "列",
     "sw_columns_policy": "批处理与队列顺序",
     "sw_columns_budgets": "预算（token、序列、chunk）",
-    "sw_columns_kv": "KV cache（块数、准入、抢占、前缀缓存）",
+    "sw_columns_kv": "KV cache（块数、准入、抢占）",
+    "sw_columns_prefix": "前缀缓存",
     "sw_columns_fleet": "集群（副本和路由）",
-    "sw_columns_split": "预填充/解码分离（引擎、KV 传输）",
+    "sw_columns_split": "预填充/解码分离（引擎）",
+    "sw_columns_transfer": "分离部署的 KV 传输（延迟、每 block）",
     "sw_hidden_differ": "各行在未显示的列中也有不同：{columns}。",
     "sw_knee_label": "{policy} 的拐点：{value}",
     "sw_why": "为什么有的曲线与直觉相反",
@@ -1450,7 +1452,7 @@ TEXTS = {
         "提示的前缀块哈希，用空格分隔的整数（Mooncake 的 hash_ids）：ID 相同即 token 相同，前缀缓存因此可以"
         "共享它们。"),
 
-    "sw_col_prefix_cache": "缓存",
+    "sw_col_prefix_cache": "前缀缓存",
     "sw_col_hit_rate": "命中率",
 
     "cost_lpm_title": "缓存感知的排序：更多命中，谁在等待",
