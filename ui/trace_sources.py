@@ -11,7 +11,7 @@ from sim.trace.generate import Fixed, LogNormal, Uniform, generate
 from sim.trace.importers import FORMATS, ImportOptions, import_trace
 from sim.trace.trace import MAX_TOKENS, Trace, TraceError
 
-from . import lab_state
+from . import lab_state, presenter
 from .i18n import t
 from .presets import PRESETS
 from .problems import show_problems
@@ -80,7 +80,13 @@ def generator_tab(prefix: str, form: GeneratorForm, on_trace: Callable[[Trace], 
             format="%.3f", help=t("gen_rate_help"))
     _widget(g3.number_input, t("gen_burstiness"), prefix, form, "burstiness", min_value=0.01, max_value=100.0,
             step=0.1, help=t("gen_burstiness_help"))
-    g1, g2, g3 = st.columns(3)  # (then each length's distribution and its bounds down its column)
+    # Then each length's distribution and its bounds down its column, and the seed and the button: beside them, or
+    # on a projector under them (a distribution's name, "lognormal (long tail)", needs half the row there).
+    if presenter.on():
+        (g1, g2), (seed, make) = st.columns(2), st.columns(3, vertical_alignment="bottom")[:2]
+    else:
+        g1, g2, seed = st.columns(3)
+        make = seed
     for column, which in ((g1, "prompt"), (g2, "output")):
         with column:
             kind = _widget(st.selectbox, t(f"gen_{which}"), prefix, form, f"{which}_kind",
@@ -96,9 +102,9 @@ def generator_tab(prefix: str, form: GeneratorForm, on_trace: Callable[[Trace], 
                         max_value=float(MAX_TOKENS))
                 _widget(st.number_input, t("dist_sigma"), prefix, form, f"{which}_s", min_value=0.0, max_value=3.0,
                         step=0.1)
-    _widget(g3.number_input, t("gen_seed"), prefix, form, "seed", min_value=0, max_value=2**31 - 1,
+    _widget(seed.number_input, t("gen_seed"), prefix, form, "seed", min_value=0, max_value=2**31 - 1,
             help=t("gen_seed_help"))
-    g3.button(t("gen_make"), key=f"{prefix}_make", type="primary", on_click=_generate, args=(prefix, form, on_trace))
+    make.button(t("gen_make"), key=f"{prefix}_make", type="primary", on_click=_generate, args=(prefix, form, on_trace))
 
 
 def _import(prefix: str, form: UploadForm, on_trace: Callable[[Trace], None]) -> None:
