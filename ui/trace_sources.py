@@ -11,7 +11,7 @@ from sim.trace.generate import Fixed, LogNormal, Uniform, generate
 from sim.trace.importers import FORMATS, ImportOptions, import_trace
 from sim.trace.trace import MAX_TOKENS, Trace, TraceError
 
-from . import lab_state, presenter
+from . import lab_state
 from .i18n import t
 from .presets import PRESETS
 from .problems import show_problems
@@ -80,13 +80,9 @@ def generator_tab(prefix: str, form: GeneratorForm, on_trace: Callable[[Trace], 
             format="%.3f", help=t("gen_rate_help"))
     _widget(g3.number_input, t("gen_burstiness"), prefix, form, "burstiness", min_value=0.01, max_value=100.0,
             step=0.1, help=t("gen_burstiness_help"))
-    # Then each length's distribution and its bounds down its column, and the seed and the button: beside them, or
-    # on a projector under them (a distribution's name, "lognormal (long tail)", needs half the row there).
-    if presenter.on():
-        (g1, g2), (seed, make) = st.columns(2), st.columns(3, vertical_alignment="bottom")[:2]
-    else:
-        g1, g2, seed = st.columns(3)
-        make = seed
+    # Then each length's distribution and its bounds down its half of the row (a distribution's name, "lognormal
+    # (long tail)", needs it in a 1024 px window), and the seed and the button under them.
+    (g1, g2), (seed, make) = st.columns(2), st.columns(3, vertical_alignment="bottom")[:2]
     for column, which in ((g1, "prompt"), (g2, "output")):
         with column:
             kind = _widget(st.selectbox, t(f"gen_{which}"), prefix, form, f"{which}_kind",
