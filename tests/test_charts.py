@@ -273,3 +273,25 @@ def test_a_timeline_in_ms_writes_whole_milliseconds_and_ticks_keep_plotlys_own()
     ms, ticks = (charts.timeline_layout("t", 100, 15_000, unit, {})["xaxis"] for unit in ("ms", "tick"))
     assert ms["exponentformat"] == "none" and ms["separatethousands"]
     assert "exponentformat" not in ticks and "separatethousands" not in ticks
+
+
+def test_a_knee_label_too_wide_for_its_side_takes_more_lines_and_the_next_knee_goes_above_it(monkeypatch):
+    """In Chinese on a projector a split's name, a knee in the middle of the axis, stuck out of the chart: a label
+    is set on the side with more room and broken into lines that fit it, and each knee's label keeps rows of its
+    own above the labels before it."""
+    from ui import presenter
+    from ui.wrap import em
+    monkeypatch.setattr(presenter, "on", lambda: True)
+    long = "★ 分离，快速链路 的最佳划分：2 + 2"
+    text, anchor = charts.knee_label(long, 0.5)
+    room = (charts.title_px() - presenter.px(charts.KNEE_AXIS_PX)) / 2
+    assert "<br>" in text and anchor == "left"
+    assert all(em(line) * presenter.font(12) <= room for line in text.split("<br>"))
+    assert charts.knee_label("★ 1", 0.9) == ("★ 1", "right")  # (short: whole, on the side with more room)
+    rows = [{"policy": policy, "value": value, "attainment": attainment, "error": None}
+            for policy in ("分离，快速链路", "4 个并排") for value, attainment in ((1, 1.0), (2, 1.0), (3, 0.1))]
+    figure = charts.sweep_chart(rows, ("attainment",), "t", "x", "%", knees={"分离，快速链路": 2, "4 个并排": 2},
+                                knee_text="sw_best_split_label", scale=100)
+    first, second = [a for a in figure.layout.annotations if a.text.startswith("★")]
+    assert "<br>" in first.text and first.align == "left"
+    assert second.y == pytest.approx(first.y + 0.12 * (first.text.count("<br>") + 1))

@@ -548,16 +548,31 @@ def sweep_chart(rows: list[dict], columns: tuple[str, ...], title: str, x_title:
             {"text": t("sw_target_line", target=f"{target:.0%}"), "xref": "x domain", "x": 1, "xanchor": "right",
              "yref": "y", "y": target * scale, "yanchor": "top", "showarrow": False, "font": {"color": "#d62728"},
              "bgcolor": "rgba(255,255,255,0.8)"})
-    for row, (value, color, text) in enumerate(layout_knees):
+    low, high, lines = min(xs) - pad, max(xs) + pad, 0
+    for value, color, text in layout_knees:
         layout.setdefault("shapes", []).append(
             {"type": "line", "xref": "x", "x0": value, "x1": value, "yref": "y domain", "y0": 0, "y1": 1,
              "line": {"color": color, "dash": "dot", "width": 2}})
+        text, anchor = knee_label("★ " + text, (value - low) / (high - low))
         layout.setdefault("annotations", []).append(
-            {"text": "★ " + text, "xref": "x", "x": value, "yref": "y domain",
-             "xanchor": "left" if value <= (min(xs) + max(xs)) / 2 else "right",
-             "y": 0.06 + 0.12 * row, "yanchor": "bottom", "showarrow": False, "font": {"color": color},
+            {"text": text, "xref": "x", "x": value, "yref": "y domain", "xanchor": anchor, "align": anchor,
+             "y": 0.06 + 0.12 * lines, "yanchor": "bottom", "showarrow": False, "font": {"color": color},
              "bgcolor": "rgba(255,255,255,0.85)"})
+        lines += text.count("<br>") + 1  # (each label on rows of its own, above those before it)
     return plotly_figure(data, layout)
+
+
+KNEE_AXIS_PX = 80  # what a sweep chart's y axis (its ticks and title) and margins take from the chart's width
+
+
+def knee_label(text: str, at: float) -> tuple[str, str]:
+    """A knee's label beside its line, `at` that share of the x axis: on the side with more room, broken into lines
+    where it is wider than that side (a split's name, in Chinese on a projector, once stuck out of the chart);
+    (its text, its xanchor)."""
+    plot = title_px() - presenter.px(KNEE_AXIS_PX)  # (at its narrowest: a 1024 px window)
+    right, left = (1 - at) * plot, at * plot
+    anchor, room = ("left", right) if right >= left else ("right", left)
+    return break_lines(text, presenter.font(12), room), anchor
 
 
 def lesson_layout(title: str, cost: str, height: int) -> dict:
