@@ -65,23 +65,22 @@ with presenter.options(t("presenter_options")):
     st.header(t("sw_policies"), divider="gray")
     st.markdown(t("sw_policies_intro"))
     edited = state.policies_now = capacity.policies_editor(capacity.POLICIES_EDITOR)
-    c1, c2 = st.columns([1, 2])
-    cost_kind = state.cost = kept(c1.radio, t("cfg_cost"), "sw_cost", state.cost,
+    cost_kind = state.cost = kept(st.radio, t("cfg_cost"), "sw_cost", state.cost,
                                   options=("ticks", "profile", "roofline"), format_func=lambda k: t(f"cost_{k}"),
-                                  help=t("sw_cost_help"))
+                                  help=t("sw_cost_help"), horizontal=True)
     cost = cost_profile.shipped_cost() if cost_kind == "profile" else None
     if cost_kind == "profile":
         if cost is None:
-            c2.error(t("cost_profile_missing", path=str(cost_profile.SHIPPED)))
+            st.error(t("cost_profile_missing", path=str(cost_profile.SHIPPED)))
         else:
-            c2.caption(t("sw_cost_profile_note") + " " + cost_profile.about(cost_profile.document()))
+            st.caption(t("sw_cost_profile_note") + " " + cost_profile.about(cost_profile.document()))
     elif cost_kind == "roofline":
-        g1, g2, g3 = c2.columns(3)
+        g1, g2, g3 = st.columns(3)
         state.hardware = kept(g1.selectbox, t("cfg_gpu"), "sw_hardware", state.hardware, options=list(GPUS))
         state.model = kept(g2.selectbox, t("cfg_model"), "sw_model", state.model, options=list(MODELS))
         state.tp = kept(g3.number_input, t("cfg_tp"), "sw_tp", state.tp, min_value=1, max_value=64)
         cost = CostModel("roofline", hardware=state.hardware, model=state.model, tp=state.tp)
-        c2.caption(t("sw_cost_roofline_note") + " " + roofline_words(cost))
+        st.caption(t("sw_cost_roofline_note") + " " + roofline_words(cost))
     unit = t("unit_ms" if cost is not None else "unit_tick")
     state.first = kept(st.radio, t("cfg_first_token"), "sw_first", state.first, options=("decode", "prefill"),
                        format_func=lambda k: t(f"first_{k}"), help=t("cfg_first_token_help"), horizontal=True)
