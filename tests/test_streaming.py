@@ -37,7 +37,8 @@ def emitted(schedule, name):
 def test_a_reader_reads_at_its_rate_only_what_has_arrived():
     reader = Reader(0.5)
     reader.emit(2, 1)  # one token at 2
-    assert reader.sent(3) == 0 and reader.read == 0.5  # half of it read by 3
+    assert reader.done == 4  # read by 4
+    assert reader.sent(3) == 0 and reader.unread(3) == 1  # half of it read by 3
     reader.emit(3, 1)
     assert reader.sent(4) == 1 and reader.unread(4) == 1
     assert reader.sent(100) == 2  # it never reads more than it got
@@ -49,8 +50,9 @@ def test_a_reader_reads_at_its_rate_only_what_has_arrived():
 def test_credit_back_is_when_enough_is_read():
     reader = Reader(0.25)
     reader.emit(0, 3)
-    # credits 2 and a step of 1: it must have read 3 + 1 - 2 = 2 tokens whole, at 2 / 0.25 = 8
-    assert reader.credit_back(2, 1) == 8
+    # credits 2 and a step of 1: it may hold 2 - 1 = 1 token unread, so it must have read 2 tokens whole, at
+    # 2 / 0.25 = 8
+    assert reader.room_at(1) == 8
     early = Reader(0.25)
     early.emit(0, 3)
     assert early.unread(7.9) + 1 > 2 and reader.unread(8) + 1 <= 2

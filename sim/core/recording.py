@@ -100,14 +100,17 @@ class Recorder:
         a stall (or a pause for its client) opens, written when it decodes again or leaves. A pause goes on
         through a stall; a stall that turns into a pause is written up to `start`."""
         stalled_since, decode_open, starting, states = self.stalled_since, self.decode_open, self.starting, self.states
+        draw, made, opens = self.pauses.draw, self.rounds.made, (start, phase)
         for i in requests:
             if i in stalled_since:
                 if phase == "stalled" or stalled_since[i][1] == phase:
                     continue
                 self.end_stall(i, start)
-            if i in decode_open:
-                self.pauses.draw(states[i].timeline, decode_open.pop(i), start, self.rounds.made(states[i]))
-            stalled_since[i] = (start, phase)
+            opened = decode_open.pop(i, None)
+            if opened is not None:
+                s = states[i]
+                draw(s.timeline, opened, start, made(s))
+            stalled_since[i] = opens
             starting[i] = None
 
     def pause(self, start: float, decoding: dict) -> None:
@@ -128,15 +131,16 @@ class Recorder:
         # The decoders decoding for the first time since they started (or stalled) open a decode segment: (start,
         # tokens made, decode round, pauses so far), closed by `stops_decoding` (or a stall); `skip`: those that
         # did not decode in it.
-        opening = [i for i in self.starting if i not in skip] if skip else list(self.starting)
-        states, decode_open, stalled_since = self.states, self.decode_open, self.stalled_since
+        starting, states, decode_open, stalled_since = self.starting, self.states, self.decode_open, self.stalled_since
+        opening = [i for i in starting if i not in skip] if skip else list(starting)
         round_now, pauses, made = self.rounds.now, len(self.pauses.ends), self.rounds.made
         first_end = start + iteration_length(start, end, repeat)  # (their first token)
         for i in opening:
-            del self.starting[i]
-            if i in stalled_since:
-                self.end_stall(i, start)
+            del starting[i]
             s = states[i]
+            stall = stalled_since.pop(i, None)  # (end_stall)
+            if stall is not None:
+                s.timeline.add(stall[1], stall[0], start, 0)
             decode_open[i] = (start, made(s), round_now, pauses)
             if s.timeline.first_token is None:
                 s.timeline.first_token = first_end

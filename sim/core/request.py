@@ -178,6 +178,15 @@ class DecodeRounds:
         if self.states is not None:
             heapq.heappush(self.tallest, (state.since - state.request.prompt - state.made, state.index))
 
+    def pass_by(self, states: list[RequestState], rounds: int) -> None:
+        """`rounds` rounds passed these decoders by (they waited): `adjust(state, -rounds)` for each."""
+        self.held -= rounds * len(states)
+        for state in states:
+            state.made -= rounds
+        if self.states is not None:
+            for state in states:
+                heapq.heappush(self.tallest, (state.since - state.request.prompt - state.made, state.index))
+
     def advance(self, rounds: int) -> None:
         self.now += rounds
 

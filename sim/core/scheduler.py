@@ -472,8 +472,8 @@ class Scheduler:
         else:  # (the first of iterations of their own lengths ends at ends[0])
             recorder.round_starts(start, *((it.ends[0], 1) if it.ends else (end, it.repeat)),
                                   set(waiting) if waiting else ())
-        for i in waiting:  # held back by the budget or by its client: the round passes it by
-            self.rounds.adjust(states[i], -it.repeat)
+        if waiting:  # held back by the budget or by its client: the round passes them by
+            self.rounds.pass_by([states[i] for i in waiting], it.repeat)
         self.rounds.advance(it.repeat)
         if it.stalled:
             recorder.stall(it.stalled, start)  # (the paused were drawn as the iteration was planned)

@@ -23,54 +23,37 @@ _WHOLE = 1e-9  # a read count within this of a whole token has read it (float ra
 
 
 class Reader:
-    """One client: how much it has read by `at`, of the tokens it had by then."""
-    __slots__ = ("rate", "read", "at", "arrived")
+    """One client: it reads the tokens it got, in order, at `rate` a time unit while it has any (a fluid), so all
+    it needs to know is `done`, when it will have read every token it got: at t it has `rate * (done - t)` left
+    to read (none from `done` on). With credits, a step fits once it holds at most `room` tokens unread, which
+    it does from `full_until` on."""
+    __slots__ = ("rate", "done", "arrived", "slack", "full_until")
 
-    def __init__(self, rate: float):
+    def __init__(self, rate: float, room: int = 0):
         self.rate = rate
-        self.read = 0.0  # tokens read by `at` (a fluid count)
-        self.at = 0.0
-        self.arrived = 0  # tokens emitted to it by `at`
-
-    def advance(self, now: float) -> None:
-        """Read from `at` until `now` (no token arrives in between)."""
-        if now > self.at:
-            if self.read < self.arrived:
-                read = self.read + self.rate * (now - self.at)
-                self.read = read if read < self.arrived else self.arrived
-            self.at = now
+        self.done = 0.0
+        self.arrived = 0  # tokens it got
+        self.slack = (room + _WHOLE) / rate  # how long before `done` it holds `room` unread (and a hair more)
+        self.full_until = -math.inf
 
     def emit(self, now: float, tokens: int) -> None:
-        """`tokens` arrive at `now`."""
-        if now > self.at:
-            self.advance(now)
+        """`tokens` arrive at `now`: it reads them once it has read the earlier ones."""
+        done = self.done if self.done > now else now
+        self.done = done = done + tokens / self.rate
+        self.full_until = done - self.slack
         self.arrived += tokens
+
+    def unread(self, now: float) -> int:
+        """Tokens not read whole by `now`."""
+        return math.ceil(self.rate * (self.done - now) - _WHOLE) if self.done > now else 0
 
     def sent(self, now: float) -> int:
         """Tokens read whole by `now`."""
-        if now > self.at:
-            self.advance(now)
-        return math.floor(self.read + _WHOLE)
+        return self.arrived - self.unread(now)
 
-    def unread(self, now: float) -> int:
-        return self.arrived - self.sent(now)
-
-    def over(self, now: float, room: int) -> bool:
-        """Whether it holds more than `room` unread tokens at `now` (`unread(now) > room` in one call: every
-        decoder's client is asked every iteration)."""
-        if now > self.at:
-            if self.read < self.arrived:
-                read = self.read + self.rate * (now - self.at)
-                self.read = read if read < self.arrived else self.arrived
-            self.at = now
-        return self.arrived - math.floor(self.read + _WHOLE) > room
-
-    def credit_back(self, credits: int, step: int) -> float:
-        """The earliest time from `at` when a step of `step` tokens fits the credits again."""
-        target = self.arrived + step - credits  # tokens it must have read whole
-        if math.floor(self.read + _WHOLE) >= target:
-            return self.at
-        return self.at + (target - self.read) / self.rate
+    def room_at(self, room: int) -> float:
+        """When it holds `room` tokens unread, to be read (`full_until` without the hair)."""
+        return self.done - room / self.rate
 
 
 def sent_by(emitted: Iterable[float], rate: float | None, until: float | None) -> int:
@@ -95,7 +78,9 @@ class Streams:
     def __init__(self, policy: Policy, states: list[RequestState], ticks: bool):
         """`ticks`: the clock is in whole ticks (a released request comes back at an iteration boundary)."""
         self.credits, self.step = policy.stream_credits, 1 + policy.spec_tokens
+        self.room = self.credits - self.step if self.credits is not None else 0  # unread tokens a step may find
         self.ticks = ticks
+        self.checked = 0.0  # when the clients were last asked for credit
         self.readers: dict[int, Reader] = {}
         for s in states:
             self.add(s)
@@ -106,7 +91,7 @@ class Streams:
         """Request s's reader, when credits bound what its client may hold unread."""
         rate = s.timeline.read_rate
         if self.credits is not None and rate is not None:
-            self.readers[s.index] = Reader(rate)
+            self.readers[s.index] = Reader(rate, self.room)
 
     def __bool__(self) -> bool:
         return bool(self.readers)
@@ -114,8 +99,8 @@ class Streams:
     def out_of_credit(self, decoding: dict, now: float) -> list[int]:
         """Decoders whose client has not read enough for another step: with `unread + tokens a step can make >
         credits` they wait."""
-        room, readers = self.credits - self.step, self.readers
-        return [i for i in decoding if i in readers and readers[i].over(now, room)]
+        readers, self.checked = self.readers, now
+        return [i for i in decoding if i in readers and readers[i].full_until > now]
 
     def streaming(self, decoding: dict) -> bool:
         """Whether a decoder's client may run out of credit: then every iteration is planned on its own."""
@@ -123,14 +108,13 @@ class Streams:
 
     def next_credit(self, decoding: dict) -> float | None:
         """When the first paused decoder's client will have read enough for another step (None: none waits)."""
-        credits, step, readers = self.credits, self.step, self.readers
-        times = [readers[i].credit_back(credits, step) for i in decoding
-                 if i in readers and readers[i].unread(readers[i].at) + step > credits]
-        return min(times, default=None)
+        room, readers, checked = self.room, self.readers, self.checked
+        return min((readers[i].room_at(room) for i in decoding if i in readers and readers[i].full_until > checked),
+                   default=None)
 
     def hold(self, i: int) -> None:
         """Request i, released (release_paused), waits out of every queue until its client has read enough."""
-        until = self.readers[i].credit_back(self.credits, self.step)
+        until = self.readers[i].room_at(self.room)
         if self.ticks:
             until = math.ceil(until)  # (it comes back at an iteration boundary)
         heapq.heappush(self.held, (until, i))
