@@ -282,7 +282,7 @@ def test_a_knee_label_too_wide_for_its_side_takes_more_lines_and_the_next_knee_g
     from ui import presenter
     from ui.wrap import em
     monkeypatch.setattr(presenter, "on", lambda: True)
-    long = "★ 分离，快速链路 的最佳划分：2 + 2"
+    long = "★ 分离，快速链路的最佳划分：2 + 2"
     text, anchor = charts.knee_label(long, 0.5)
     room = (charts.title_px() - presenter.px(charts.KNEE_AXIS_PX)) / 2
     assert "<br>" in text and anchor == "left"

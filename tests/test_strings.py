@@ -102,3 +102,19 @@ def test_every_problem_code_the_validators_raise_has_its_text():
         codes |= set(re.findall(r'Problem\(\s*"([a-z_]+)"', path.read_text()))
     assert {"no_rows", "empty", "missing_column", "no_prompt"} <= codes
     assert sorted(code for code in codes if f"prob_{code}" not in STRINGS) == []
+
+
+def test_a_chinese_value_takes_no_space_beside_a_chinese_character():
+    """A template keeps a space around a value for a Latin name ("vLLM V1 的拐点"); a Chinese name fills it
+    without one ("连续批处理的拐点"). Spaces the template puts elsewhere, and beside a number, stay."""
+    from ui.i18n import fill_chinese, speaking, t
+    template = "{policy} 的拐点：{value}"
+    assert fill_chinese(template, {"policy": "连续批处理", "value": "3 个请求"}) == "连续批处理的拐点：3 个请求"
+    assert fill_chinese(template, {"policy": "vLLM V1", "value": "3"}) == "vLLM V1 的拐点：3"
+    assert fill_chinese("把 {n} 个 token 用作请求 {name} 的 prompt", {"n": 5, "name": "甲"}) == \
+        "把 5 个 token 用作请求甲的 prompt"
+    assert fill_chinese("必须是 {pair} 的配对", {"pair": "a=1"}) == "必须是 a=1 的配对"
+    with speaking("zh"):
+        assert t("sw_knee_label", policy=t("policy_continuous"), value="2x") == "连续批处理的拐点：2x"
+    with speaking("en"):
+        assert " " in t("sw_knee_label", policy="continuous", value="2x")

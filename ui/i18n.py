@@ -1,6 +1,7 @@
 """Translation helper: every text shown to users, in Chinese and English, chosen in the sidebar."""
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -37,9 +38,28 @@ def speaking(lang: str) -> Iterator[None]:
 
 def t(key: str, **params: object) -> str:
     """The text of `key` in the chosen language, with `params` filled in."""
+    lang = language()
     entry = STRINGS[key]
-    text = entry.get(language()) or entry["en"]
-    return text.format(**params) if params else text
+    text = entry.get(lang) or entry["en"]
+    if not params:
+        return text
+    return fill_chinese(text, params) if lang == "zh" else text.format(**params)
+
+
+_HAN = "\u3000-\u303f\u3400-\u9fff\uff00-\uffef"  # Chinese characters and full-width punctuation
+_OPEN, _CLOSE = "\x02", "\x03"  # (around a text value while it is filled in)
+_SPACE_BEFORE = re.compile(f"(?<=[{_HAN}]) (?={_OPEN}[{_HAN}])")
+_SPACE_AFTER = re.compile(f"(?<=[{_HAN}]{_CLOSE}) (?=[{_HAN}])")
+
+
+def fill_chinese(text: str, params: dict[str, object]) -> str:
+    """`text.format(**params)` for Chinese text: the space a template keeps between a value and a Chinese
+    character ("{policy} 的拐点", made for a name such as "vLLM") goes when the value itself begins or ends
+    there with a Chinese character ("连续批处理的拐点", not "连续批处理 的拐点")."""
+    marked = {name: f"{_OPEN}{value}{_CLOSE}" if isinstance(value, str) and value else value
+              for name, value in params.items()}
+    filled = _SPACE_AFTER.sub("", _SPACE_BEFORE.sub("", text.format(**marked)))
+    return filled.replace(_OPEN, "").replace(_CLOSE, "")
 
 
 def language_switch() -> None:
