@@ -287,6 +287,7 @@ def test_a_knee_label_too_wide_for_its_side_takes_more_lines_and_the_next_knee_g
     room = (charts.title_px() - presenter.px(charts.KNEE_AXIS_PX)) / 2
     assert "<br>" in text and anchor == "left"
     assert all(em(line) * presenter.font(12) <= room for line in text.split("<br>"))
+    assert text.endswith("2 + 2") and len(text.split("<br>")) == 2  # (lines of even lengths: the split stays whole)
     assert charts.knee_label("★ 1", 0.9) == ("★ 1", "right")  # (short: whole, on the side with more room)
     rows = [{"policy": policy, "value": value, "attainment": attainment, "error": None}
             for policy in ("分离，快速链路", "4 个并排") for value, attainment in ((1, 1.0), (2, 1.0), (3, 0.1))]

@@ -567,12 +567,13 @@ KNEE_AXIS_PX = 80  # what a sweep chart's y axis (its ticks and title) and margi
 
 def knee_label(text: str, at: float) -> tuple[str, str]:
     """A knee's label beside its line, `at` that share of the x axis: on the side with more room, broken into lines
-    where it is wider than that side (a split's name, in Chinese on a projector, once stuck out of the chart);
-    (its text, its xanchor)."""
+    of even lengths where it is wider than that side (a split's name, in Chinese on a projector, once stuck out of
+    the chart; and filled line by line, the split's '2 + 2' lost its '+ 2' to a line of its own); (its text, its
+    xanchor)."""
     plot = title_px() - presenter.px(KNEE_AXIS_PX)  # (at its narrowest: a 1024 px window)
     right, left = (1 - at) * plot, at * plot
     anchor, room = ("left", right) if right >= left else ("right", left)
-    return break_lines(text, presenter.font(12), room), anchor
+    return balanced_lines(text, presenter.font(12), room), anchor
 
 
 def lesson_layout(title: str, cost: str, height: int) -> dict:
