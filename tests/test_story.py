@@ -12,6 +12,7 @@ from sim.report.metrics import compute
 from sim.trace.trace import SEED_BUDGET
 from tests.conftest import SEED_ROWS, make_trace
 from ui import presenter, story, story_figure, wrap
+from ui.i18n import speaking
 
 
 @pytest.fixture(scope="module")
@@ -86,6 +87,9 @@ def test_the_summary_waits_for_both_runs_and_takes_its_figures_from_them(runs):
         "Static batching: makespan 11 ticks, padding waste 5 token-work, throughput 1 token a tick, C's TTFT 5 "
         "ticks. Continuous batching: makespan 8 ticks, padding waste 0 token-work, throughput 1.38 tokens a tick, "
         "C's TTFT 2 ticks. Every TPOT is 1 tick a token.")
+    with speaking("zh"):  # (no space after a Chinese full stop)
+        summary = story.takeaway(runs, 11)
+    assert summary.count("。") == 3 and "。 " not in summary and summary.startswith("静态批处理：")
 
 
 def notes(frame: dict, name: str) -> list[str]:

@@ -23,7 +23,7 @@ from sim.trace.generate import Uniform, generate, shared_prefix
 from sim.trace.trace import Trace, TraceError
 
 from . import presenter, runs
-from .i18n import language, t
+from .i18n import language, sentences, t
 from .numbers import number, quantity, share
 from .problems import config_error, trace_error_text
 from .session import WIDGET, ask, columns_changed, kept, page_state
@@ -651,7 +651,7 @@ def surprises(rows: list[dict], chosen: list[Entry], swept: str, prompt_mean: fl
             if "ahead" not in starving and not idle:  # nothing of its own holds it back: its order makes all late
                 text.append(t("sw_why_order", policy=names["ahead"], a=f"{a['ttft_p50']:.3g}",
                               b=f"{b['ttft_p50']:.3g}", them=names["behind"]))
-            out.append(" ".join(text))
+            out.append(sentences(text))
     return out
 
 

@@ -46,6 +46,11 @@ def t(key: str, **params: object) -> str:
     return fill_chinese(text, params) if lang == "zh" else text.format(**params)
 
 
+def sentences(parts: list[str]) -> str:
+    """Sentences one after the other: a space between them in English, none after a Chinese full stop."""
+    return ("" if language() == "zh" else " ").join(parts)
+
+
 _HAN = "\u3000-\u303f\u3400-\u9fff\uff00-\uffef"  # Chinese characters and full-width punctuation
 _OPEN, _CLOSE = "\x02", "\x03"  # (around a text value while it is filled in)
 _SPACE_BEFORE = re.compile(f"(?<=[{_HAN}]) (?={_OPEN}[{_HAN}])")

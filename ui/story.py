@@ -12,7 +12,7 @@ from sim.core.schedule import Schedule
 from sim.report.explain import tick_facts
 from sim.report.metrics import Metrics
 
-from .i18n import t
+from .i18n import sentences, t
 from .narration import reasons, sentence
 from .numbers import number, quantity, rounded, share
 from .text import plotly_text
@@ -102,4 +102,4 @@ def takeaway(runs: list[Run], now: int) -> str:
     tpots = {r.tpot for run in runs for r in run.metrics.requests}
     if len(tpots) == 1:
         parts.append(t("ex_takeaway_tpot", tpot=number(tpots.pop())))
-    return " ".join(parts)
+    return sentences(parts)
