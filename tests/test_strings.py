@@ -114,6 +114,8 @@ def test_a_chinese_value_takes_no_space_beside_a_chinese_character():
     assert fill_chinese("把 {n} 个 token 用作请求 {name} 的 prompt", {"n": 5, "name": "甲"}) == \
         "把 5 个 token 用作请求甲的 prompt"
     assert fill_chinese("必须是 {pair} 的配对", {"pair": "a=1"}) == "必须是 a=1 的配对"
+    assert fill_chinese("在 **{policy}** 下", {"policy": "连续"}) == "在**连续**下"  # (in bold too)
+    assert fill_chinese("在 **{policy}** 下", {"policy": "vLLM"}) == "在 **vLLM** 下"
     with speaking("zh"):
         assert t("sw_knee_label", policy=t("policy_continuous"), value="2x") == "连续批处理的拐点：2x"
     with speaking("en"):

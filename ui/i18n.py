@@ -53,17 +53,17 @@ def sentences(parts: list[str]) -> str:
 
 _HAN = "\u3000-\u303f\u3400-\u9fff\uff00-\uffef"  # Chinese characters and full-width punctuation
 _OPEN, _CLOSE = "\x02", "\x03"  # (around a text value while it is filled in)
-_SPACE_BEFORE = re.compile(f"(?<=[{_HAN}]) (?={_OPEN}[{_HAN}])")
-_SPACE_AFTER = re.compile(f"(?<=[{_HAN}]{_CLOSE}) (?=[{_HAN}])")
+_SPACE_BEFORE = re.compile(f"(?<=[{_HAN}]) (?=(?:\\*\\*)?{_OPEN}[{_HAN}])")  # (a value in bold too)
+_SPACE_AFTER = re.compile(f"([{_HAN}]{_CLOSE}(?:\\*\\*)?) (?=[{_HAN}])")
 
 
 def fill_chinese(text: str, params: dict[str, object]) -> str:
     """`text.format(**params)` for Chinese text: the space a template keeps between a value and a Chinese
-    character ("{policy} 的拐点", made for a name such as "vLLM") goes when the value itself begins or ends
-    there with a Chinese character ("连续批处理的拐点", not "连续批处理 的拐点")."""
+    character ("{policy} 的拐点", made for a name such as "vLLM"), the value in bold or not, goes when the value
+    itself begins or ends there with a Chinese character ("连续批处理的拐点", not "连续批处理 的拐点")."""
     marked = {name: f"{_OPEN}{value}{_CLOSE}" if isinstance(value, str) and value else value
               for name, value in params.items()}
-    filled = _SPACE_AFTER.sub("", _SPACE_BEFORE.sub("", text.format(**marked)))
+    filled = _SPACE_AFTER.sub(r"\1", _SPACE_BEFORE.sub("", text.format(**marked)))
     return filled.replace(_OPEN, "").replace(_CLOSE, "")
 
 
