@@ -69,6 +69,13 @@ HELPERS = r"""
     const cols = `${count ? `${count} columns` : 'columns'}${first}`;
     return `table #${i + 1}${keyed(el) ? ` (key ${keyed(el)})` : ''}${under(el)} [${cols}]`;
   };
+  const cutTexts = (input, texts) => {  // the texts an input would cut, each in its font: [text, px it needs, px room]
+    const style = getComputedStyle(input), measure = document.createElement('canvas').getContext('2d');
+    measure.font = style.font;
+    const room = input.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+    return texts.map(value => [value, measure.measureText(value).width]).filter(([, width]) => width > room + 1)
+      .map(([value, width]) => [value, Math.round(width), Math.round(room)]);
+  };
   const chartName = (el, i) => {
     const title = el.querySelector('.gtitle');
     const name = title ? text(title) : '';
@@ -269,14 +276,9 @@ def layout_problems(browser, base: str, path: str, language: str, viewport: dict
 # choice, px it needs, px it has), each measured in the box's own font.
 CUT_CHOICES = "(i) => {" + HELPERS + r"""
   const box = Array.from(document.querySelectorAll('[data-testid="stSelectbox"]')).filter(shown)[i];
-  const input = box.querySelector('input'), style = getComputedStyle(input);
-  const measure = document.createElement('canvas').getContext('2d');
-  measure.font = style.font;
-  const room = input.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
   const label = box.querySelector('[data-testid="stWidgetLabel"]');
-  return Array.from(document.querySelectorAll('[role="option"]')).map(text)
-    .map(choice => [label ? text(label) : '', choice, Math.round(measure.measureText(choice).width), Math.round(room)])
-    .filter(([, , width, room]) => width > room + 1);
+  const choices = Array.from(document.querySelectorAll('[role="option"]')).map(text);
+  return cutTexts(box.querySelector('input'), choices).map(cut => [label ? text(label) : '', ...cut]);
 }"""
 
 
@@ -349,7 +351,7 @@ def test_a_pages_options_opened_fit_the_screen(server, browser, side, path, lang
     each page its options), which the check of every page leaves folded: opened, at both sizes, plain and on a
     projector, every label is still whole (in Chinese the capacity lab's arrival rate once stuck out of its column
     at 1024 px, and three of plan a fleet's six trace inputs on a projector at 1400 px). At 1024 px every choice of
-    every select box fits its box too (the generator's "lognormal (long tail)" did not on a projector)."""
+    every select box fits its box too (the generator's "lognormal (long tail)" did not, plain or on a projector)."""
     problems = at_both_sizes(side, browser, lambda chromium, viewport: layout_problems(
         chromium, server, path, language, viewport, modes=(False, True), unfold=True,
         choices=viewport == VIEWPORTS["1024x768"]))
@@ -387,17 +389,8 @@ LAB_CHECKS = "([where, choices]) => {" + HELPERS + r"""
     else if (cut)
       problems.push(`${where}: widget label "${text(label)}" breaks inside a word (${found.join(' / ')})`);
   });
-  const measure = document.createElement('canvas').getContext('2d');
-  const fits = (input, texts, what) => {  // each text in the input's font, against the room it has for text
-    const style = getComputedStyle(input);
-    measure.font = style.font;
-    const room = input.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
-    texts.forEach(value => {
-      const width = measure.measureText(value).width;
-      if (width > room + 1)
-        problems.push(`${where}: ${what} "${value}" is cut off (${Math.round(width)} px in ${Math.round(room)} px)`);
-    });
-  };
+  const fits = (input, texts, what) => cutTexts(input, texts).forEach(([value, width, room]) =>
+    problems.push(`${where}: ${what} "${value}" is cut off (${width} px in ${room} px)`));
   Object.entries(choices).forEach(([key, options]) => {
     const input = document.querySelector(`.st-key-${key} [data-testid="stSelectbox"] input`);
     if (input && shown(input)) fits(input, options, `select ${key}: the choice`);
