@@ -47,7 +47,8 @@ def t(key: str, **params: object) -> str:
 
 
 def sentences(parts: list[str]) -> str:
-    """Sentences one after the other: a space between them in English, none after a Chinese full stop."""
+    """Sentences one after the other: a space between them in English; none in Chinese, where each ends with its
+    full stop (。)."""
     return ("" if language() == "zh" else " ").join(parts)
 
 
