@@ -116,6 +116,7 @@ def test_a_chinese_value_takes_no_space_beside_a_chinese_character():
     assert fill_chinese("必须是 {pair} 的配对", {"pair": "a=1"}) == "必须是 a=1 的配对"
     assert fill_chinese("在 **{policy}** 下", {"policy": "连续"}) == "在**连续**下"  # (in bold too)
     assert fill_chinese("在 **{policy}** 下", {"policy": "vLLM"}) == "在 **vLLM** 下"
+    assert fill_chinese("{name:>4} 的", {"name": "甲"}) == "   甲 的"  # (a padded value keeps its width)
     with speaking("zh"):
         assert t("sw_knee_label", policy=t("policy_continuous"), value="2x") == "连续批处理的拐点：2x"
     with speaking("en"):

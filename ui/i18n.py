@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import re
+import string
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -62,8 +63,9 @@ def fill_chinese(text: str, params: dict[str, object]) -> str:
     """`text.format(**params)` for Chinese text: the space a template keeps between a value and a Chinese
     character ("{policy} 的拐点", made for a name such as "vLLM"), the value in bold or not, goes when the value
     itself begins or ends there with a Chinese character ("连续批处理的拐点", not "连续批处理 的拐点")."""
-    marked = {name: f"{_OPEN}{value}{_CLOSE}" if isinstance(value, str) and value else value
-              for name, value in params.items()}
+    shaped = {name for _, name, spec, conversion in string.Formatter().parse(text) if spec or conversion}
+    marked = {name: f"{_OPEN}{value}{_CLOSE}" if isinstance(value, str) and value and name not in shaped else value
+              for name, value in params.items()}  # (a value with a format spec is filled as it is: no marks)
     filled = _SPACE_AFTER.sub(r"\1", _SPACE_BEFORE.sub("", text.format(**marked)))
     return filled.replace(_OPEN, "").replace(_CLOSE, "")
 
